@@ -1,0 +1,42 @@
+# The front door: `make run` serves on http://127.0.0.1:8008 (PORT to change), `make test` runs every test.
+# Each target sets up what it needs first: the virtual environment, the dependencies, the database.
+
+SHELL := /bin/bash
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8008
+export PORT
+
+# Django 6 needs Python 3.12 or newer: take the first interpreter on this machine that is recent enough.
+PYTHON ?= $(shell for p in python3.14 python3.13 python3.12 python3 $$(ls -d $$HOME/.pyenv/versions/3.1[2-9]*/bin/python3 2>/dev/null); do \
+	$$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1 && { echo $$p; break; }; done)
+
+.PHONY: run test lint migrate superuser clean
+
+$(BIN)/.installed: pyproject.toml
+	@test -n "$(PYTHON)" || { echo "Python 3.12 or newer is needed (Django 6)."; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+migrate: $(BIN)/.installed
+	$(BIN)/python manage.py migrate --noinput
+
+run: migrate
+	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
+	$(BIN)/gunicorn -c tabsite/gunicorn.conf.py tabsite.asgi:application
+
+lint: $(BIN)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+test: lint
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+superuser: migrate
+	$(BIN)/python manage.py createsuperuser
+
+clean:
+	rm -rf $(VENV) var *.egg-info

@@ -1,0 +1,12 @@
+from typing import Any
+
+from tabsite.api import api_function, credentials
+
+from .services import user_register
+
+
+@api_function()
+def register(args: dict[str, Any]) -> dict[str, Any]:
+    nick, password = credentials(args)
+    user_register(nick=nick, password=password)
+    return {}

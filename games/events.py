@@ -1,0 +1,152 @@
+"""Live updates: every committed change of a game reaches both players' `update` streams.
+
+Publishing goes through django-eventstream: inside one process its listener manager wakes the streams of the
+game's channel; with REDIS_URL set, the event travels through Redis to every server process. The stream view
+is our own, because the course protocol wants what the library's generic view does not send: plain `data:`
+lines for `EventSource.onmessage`, the current snapshot first, and the end of the stream after the winner.
+
+A stream registers its listener *before* it reads the snapshot from the database, so an update committed in
+between is either in that snapshot or queued for the listener; versions tell duplicates apart.
+"""
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import close_old_connections
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django_eventstream import send_event
+from django_eventstream.views import Listener, get_listener_manager
+
+from . import selectors
+from .models import Game
+
+logger = logging.getLogger(__name__)
+
+EVENT_TYPE = "message"
+REDIS_SUBSCRIBE_WAIT = 2.0
+
+
+def channel_name(public_id: str) -> str:
+    return f"game-{public_id}"
+
+
+def encode(version: int, message: dict, *, final: bool) -> str:
+    """Pack a message for the channel: version, whether it is the last one, and the JSON of the snapshot."""
+    return f"{version} {int(final)} {json.dumps(message, separators=(',', ':'))}"
+
+
+def decode(data: str) -> tuple[int, bool, str]:
+    version, final, message = data.split(" ", 2)
+    return int(version), final == "1", message
+
+
+def publish(public_id: str, version: int, message: dict, *, final: bool) -> None:
+    """Send a game's new snapshot to every stream of the game, in this process or any other."""
+    send_event(channel_name(public_id), EVENT_TYPE, encode(version, message, final=final), json_encode=False)
+
+
+def sse(version: int, message: str) -> str:
+    return f"id: {version}\ndata: {message}\n\n"
+
+
+def _current(game_pk: int) -> tuple[int, bool, str | None]:
+    """Read the game's current message from the database (in a worker thread)."""
+    close_old_connections()
+    try:
+        game = Game.objects.select_related("initial_player", "second_player").get(pk=game_pk)
+        message = selectors.game_message(game)
+        final = game.status == Game.Status.FINISHED
+        return game.version, final, None if message is None else json.dumps(message, separators=(",", ":"))
+    finally:
+        # A stream may stay open for hours: it must not hold a database connection meanwhile.
+        close_old_connections()
+
+
+def _find(public_id: str, nick: str) -> tuple[Game | None, bool]:
+    close_old_connections()
+    try:
+        game = Game.objects.select_related("initial_player", "second_player").filter(public_id=public_id).first()
+        return game, game is not None and any(player.username == nick for player in game.players)
+    finally:
+        close_old_connections()
+
+
+async def _redis_subscribed() -> None:
+    """Wait until this process listens to Redis, so that no update published meanwhile is missed."""
+    redis_listener = get_listener_manager().redis_listener
+    if redis_listener is None:
+        return
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + REDIS_SUBSCRIBE_WAIT
+    while not redis_listener.pubsub.subscribed and loop.time() < give_up:
+        await asyncio.sleep(0.005)
+
+
+async def _stream(game_pk: int, channel: str) -> AsyncIterator[str]:
+    manager = get_listener_manager()
+    listener = Listener()
+    listener.channels = {channel}
+    listener.assign_loop()
+    manager.add_listener(listener)
+    try:
+        await _redis_subscribed()
+        sent, final, message = await sync_to_async(_current, thread_sensitive=False)(game_pk)
+        if message is not None:
+            yield sse(sent, message)
+            if final:
+                return
+        keepalive = settings.TAB_KEEPALIVE_SECONDS
+        while True:
+            try:
+                await asyncio.wait_for(listener.aevent.wait(), timeout=keepalive)
+            except TimeoutError:
+                yield ": ping\n\n"
+                continue
+            with manager.lock:
+                items = listener.channel_items.pop(channel, [])
+                overflow, listener.overflow = listener.overflow, False
+                listener.aevent.clear()
+            queued = [decode(item.data) for item in items]
+            if overflow:
+                # The listener's queue is bounded: when it overflowed, the database has the latest snapshot.
+                version, final, message = await sync_to_async(_current, thread_sensitive=False)(game_pk)
+                if message is not None:
+                    queued.append((version, final, message))
+            for version, final, message in queued:
+                if version <= sent:
+                    continue
+                yield sse(version, message)
+                sent = version
+                if final:
+                    return
+    finally:
+        manager.remove_listener(listener)
+
+
+async def update(request: HttpRequest) -> HttpResponse:
+    """GET /update?nick=…&game=…: the game's Server-Sent Events stream."""
+    if request.method != "GET":
+        response = JsonResponse({"error": f"Method {request.method} not allowed: use GET"}, status=405)
+        response["Allow"] = "GET, OPTIONS"
+        return response
+    nick, public_id = request.GET.get("nick"), request.GET.get("game")
+    if not nick:
+        return JsonResponse({"error": "undefined nick"}, status=400)
+    if not public_id:
+        return JsonResponse({"error": "undefined game"}, status=400)
+    game, plays = await sync_to_async(_find, thread_sensitive=False)(public_id, nick)
+    if game is None:
+        return JsonResponse({"error": "Invalid game reference"}, status=400)
+    if not plays:
+        return JsonResponse({"error": "You are not a player of this game"}, status=400)
+    if game.status == Game.Status.FINISHED and request.headers.get("Last-Event-ID") == str(game.version):
+        # The client saw the last message and its EventSource reconnected: 204 tells it to stop.
+        return HttpResponse(status=204)
+    response = StreamingHttpResponse(_stream(game.pk, channel_name(public_id)), content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"
+    return response

@@ -1,0 +1,102 @@
+import secrets
+
+from django.conf import settings
+from django.db import models
+
+
+def new_public_id() -> str:
+    """Return a random, unguessable game id (128 bits)."""
+    return secrets.token_hex(16)
+
+
+class Game(models.Model):
+    """One game of Tâb: who plays it, where it stands (the rules module's JSON) and how it ended."""
+
+    class Status(models.TextChoices):
+        WAITING = "waiting", "waiting for an opponent"
+        PLAYING = "playing", "playing"
+        FINISHED = "finished", "finished"
+
+    class Ending(models.TextChoices):
+        WIN = "win", "won on the board"
+        LEAVE = "leave", "a player left"
+        TIMEOUT = "timeout", "a player ran out of time"
+        CANCELLED = "cancelled", "left while waiting"
+        EXPIRED = "expired", "no opponent came"
+
+    public_id = models.CharField(max_length=32, unique=True, default=new_public_id, editable=False)
+    group = models.PositiveIntegerField()
+    size = models.PositiveSmallIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING)
+    initial_player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    second_player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
+    state = models.JSONField(null=True, blank=True)
+    version = models.PositiveIntegerField(default=0)
+    deadline = models.DateTimeField(null=True, blank=True)
+    winner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
+    ending = models.CharField(max_length=10, choices=Ending.choices, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            # Pairing looks for the oldest game waiting in a (group, size).
+            models.Index(fields=["group", "size", "created_at"], name="game_waiting_idx",
+                         condition=models.Q(status="waiting")),
+            # The sweeper looks only at games whose deadline has passed.
+            models.Index(fields=["deadline"], name="game_deadline_idx", condition=models.Q(deadline__isnull=False)),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.public_id} ({self.get_status_display()})"
+
+    @property
+    def players(self) -> list:
+        return [player for player in (self.initial_player, self.second_player) if player is not None]
+
+
+class GameEvent(models.Model):
+    """One entry of a game's log: every throw, selection, move, pass, leave and timeout, in order."""
+
+    class Kind(models.TextChoices):
+        CREATE = "create", "created, waiting for an opponent"
+        START = "start", "paired, game started"
+        THROW = "throw", "threw the sticks"
+        SELECT = "select", "selected a piece"
+        DESELECT = "deselect", "cancelled the selection"
+        MOVE = "move", "moved a piece"
+        PASS = "pass", "passed the turn"
+        LEAVE = "leave", "left"
+        TIMEOUT = "timeout", "ran out of time"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True)
+    data = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "seq"]
+        constraints = [models.UniqueConstraint(fields=["game", "seq"], name="game_event_seq_unique")]
+
+    def __str__(self) -> str:
+        return f"#{self.seq} {self.kind}"
+
+
+class WaitingRoom(models.Model):
+    """One row per (group, size): joins lock it so that two simultaneous joins pair with each other."""
+
+    group = models.PositiveIntegerField()
+    size = models.PositiveSmallIntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["group", "size"], name="waiting_room_unique")]
+
+    def __str__(self) -> str:
+        return f"group {self.group}, size {self.size}"

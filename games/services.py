@@ -1,0 +1,215 @@
+"""Every write to a game: pairing, throws, moves, passes, leaving and timeouts.
+
+Each service is one transaction that takes the game row with select_for_update(), so that two requests on one
+game are applied one at a time, and publishes the new snapshot only once the transaction has committed.
+API views, the deadline sweeper and admin actions all call these functions; nothing else writes a game.
+"""
+
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from rankings.services import ranking_record
+
+from . import events, selectors
+from .models import Game, GameEvent, WaitingRoom
+from .rules import tab
+
+
+class GameError(Exception):
+    """An action the game refuses; str() is the message for the client (400)."""
+
+
+def _deadline(now: datetime) -> datetime:
+    return now + timedelta(seconds=settings.TAB_TURN_TIMEOUT)
+
+
+def _locked_game(public_id: str) -> Game:
+    try:
+        # of=("self",): lock the game row only, not the users joined in for their nicks.
+        return (
+            Game.objects.select_for_update(of=("self",))
+            .select_related("initial_player", "second_player")
+            .get(public_id=public_id)
+        )
+    except Game.DoesNotExist:
+        raise GameError("Invalid game reference") from None
+
+
+def _player_color(game: Game, user_id: int) -> str:
+    if user_id == game.initial_player_id:
+        return tab.BLUE
+    if user_id == game.second_player_id:
+        return tab.RED
+    raise GameError("You are not a player of this game")
+
+
+def _playing_game(public_id: str, user_id: int, *, not_your_turn: str = "Not your turn to play") -> tuple[Game, tab.State]:
+    """Lock the game, check that it is on and that this user is on turn; return it with its rules state."""
+    game = _locked_game(public_id)
+    color = _player_color(game, user_id)
+    if game.status == Game.Status.WAITING:
+        raise GameError("The game has not started: waiting for an opponent")
+    if game.status == Game.Status.FINISHED:
+        raise GameError("The game is over")
+    state = tab.State.from_json(game.state)
+    if state.turn != color:
+        raise GameError(not_your_turn)
+    return game, state
+
+
+def _record(game: Game, kind: str, player_id: int | None, data: dict, now: datetime) -> None:
+    """Advance the game's version, log the action under it, and publish the new snapshot after commit."""
+    game.version += 1
+    game.save()
+    GameEvent.objects.create(game=game, seq=game.version, kind=kind, player_id=player_id, data=data)
+    message = selectors.game_message(game)
+    if message is not None:
+        public_id, version, final = game.public_id, game.version, game.status == Game.Status.FINISHED
+        transaction.on_commit(lambda: events.publish(public_id, version, message, final=final))
+
+
+def _finish(game: Game, *, winner_id: int | None, ending: str, now: datetime) -> None:
+    was_playing = game.status == Game.Status.PLAYING
+    game.status = Game.Status.FINISHED
+    game.winner_id = winner_id
+    game.ending = ending
+    game.finished_at = now
+    game.deadline = None
+    if was_playing:
+        ranking_record(
+            group=game.group,
+            size=game.size,
+            player_ids=[game.initial_player_id, game.second_player_id],
+            winner_id=winner_id,
+        )
+
+
+def _user_of(game: Game, color: str) -> int:
+    return game.initial_player_id if color == tab.BLUE else game.second_player_id
+
+
+def game_join(*, user_id: int, group: int, size: int) -> Game:
+    """Pair with the player waiting for the same (group, size), or wait for one; return the game."""
+    now = timezone.now()
+    with transaction.atomic():
+        # Every join of a (group, size) locks the same row, so two simultaneous joins see each other.
+        WaitingRoom.objects.select_for_update().get_or_create(group=group, size=size)
+        waiting = (
+            Game.objects.select_for_update(of=("self",))
+            .select_related("initial_player")
+            .filter(status=Game.Status.WAITING, group=group, size=size)
+            .order_by("created_at")
+            .first()
+        )
+        if waiting is not None and waiting.initial_player_id == user_id:
+            return waiting
+        if waiting is None:
+            game = Game(group=group, size=size, initial_player_id=user_id, deadline=_deadline(now))
+            _record(game, GameEvent.Kind.CREATE, user_id, {}, now)
+            return game
+        waiting.second_player_id = user_id
+        waiting.status = Game.Status.PLAYING
+        waiting.state = tab.State.new(size).to_json()
+        waiting.started_at = now
+        waiting.deadline = _deadline(now)
+        _record(waiting, GameEvent.Kind.START, user_id, {}, now)
+        return waiting
+
+
+def game_leave(*, public_id: str, user_id: int) -> None:
+    """Leave a game: a waiting game ends without a winner; a game in play is won by the opponent."""
+    now = timezone.now()
+    with transaction.atomic():
+        game = _locked_game(public_id)
+        color = _player_color(game, user_id)
+        if game.status == Game.Status.FINISHED:
+            raise GameError("The game is over")
+        if game.status == Game.Status.WAITING:
+            _finish(game, winner_id=None, ending=Game.Ending.CANCELLED, now=now)
+        else:
+            _finish(game, winner_id=_user_of(game, tab.opponent(color)), ending=Game.Ending.LEAVE, now=now)
+        _record(game, GameEvent.Kind.LEAVE, user_id, {}, now)
+
+
+def game_roll(*, public_id: str, user_id: int) -> tab.Throw:
+    """Throw the sticks for the player on turn."""
+    now = timezone.now()
+    with transaction.atomic():
+        game, state = _playing_game(public_id, user_id)
+        throw = tab.Throw.random()
+        try:
+            state.throw(throw)
+        except tab.IllegalMove as error:
+            raise GameError(str(error)) from None
+        game.state = state.to_json()
+        game.deadline = _deadline(now)
+        _record(game, GameEvent.Kind.THROW, user_id, {"sticks": list(throw.sticks), "value": throw.value}, now)
+        return throw
+
+
+def game_pass(*, public_id: str, user_id: int) -> None:
+    """Pass the turn: allowed only when the throw gives no move and no re-throw."""
+    now = timezone.now()
+    with transaction.atomic():
+        game, state = _playing_game(public_id, user_id)
+        try:
+            state.pass_turn()
+        except tab.IllegalMove as error:
+            raise GameError(str(error)) from None
+        game.state = state.to_json()
+        game.deadline = _deadline(now)
+        _record(game, GameEvent.Kind.PASS, user_id, {}, now)
+
+
+def game_notify(*, public_id: str, user_id: int, cell: int) -> None:
+    """Select the piece on `cell`, or the destination at the fork; the move is made as soon as it is known."""
+    now = timezone.now()
+    with transaction.atomic():
+        # The seed's own message for notify out of turn is in lower case.
+        game, state = _playing_game(public_id, user_id, not_your_turn="not your turn to play")
+        step_before = state.step
+        try:
+            move = state.select(cell)
+        except tab.IllegalMove as error:
+            raise GameError(str(error)) from None
+        game.state = state.to_json()
+        game.deadline = _deadline(now)
+        if move is not None:
+            kind = GameEvent.Kind.MOVE
+            data = {"from": move.origin, "to": move.destination, "captures": move.captures}
+            if state.winner is not None:
+                _finish(game, winner_id=_user_of(game, state.winner), ending=Game.Ending.WIN, now=now)
+        elif step_before == "to":
+            kind, data = GameEvent.Kind.DESELECT, {"cell": cell}
+        else:
+            kind, data = GameEvent.Kind.SELECT, {"cell": cell, "destinations": state.selected}
+        _record(game, kind, user_id, data, now)
+
+
+def game_expire_due(*, now: datetime | None = None, limit: int = 200) -> int:
+    """End the games whose deadline has passed; return how many. Safe to run in several processes at once."""
+    now = now or timezone.now()
+    expired = 0
+    with transaction.atomic():
+        # skip_locked: a game being played right now, or expired by another process, is left to them.
+        due = list(
+            Game.objects.select_for_update(skip_locked=True, of=("self",))
+            .select_related("initial_player", "second_player")
+            .filter(deadline__lte=now)
+            .order_by("deadline")[:limit]
+        )
+        for game in due:
+            if game.status == Game.Status.FINISHED:
+                continue
+            if game.status == Game.Status.WAITING:
+                _finish(game, winner_id=None, ending=Game.Ending.EXPIRED, now=now)
+                _record(game, GameEvent.Kind.TIMEOUT, game.initial_player_id, {}, now)
+            else:
+                late = tab.State.from_json(game.state).turn
+                _finish(game, winner_id=_user_of(game, tab.opponent(late)), ending=Game.Ending.TIMEOUT, now=now)
+                _record(game, GameEvent.Kind.TIMEOUT, _user_of(game, late), {}, now)
+            expired += 1
+    return expired

@@ -1,0 +1,62 @@
+from typing import Any
+
+from tabsite.api import ApiError, api_function, authenticated_user, credentials, integer, integer_argument, string_argument
+
+from . import services
+from .rules import tab
+
+GAME_ID_MAX_LENGTH = 64
+
+
+def _is_board_size(size: int) -> bool:
+    return tab.MIN_SIZE <= size <= tab.MAX_SIZE and size % 2 == 1
+
+
+@api_function()
+def join(args: dict[str, Any]) -> dict[str, Any]:
+    group = integer_argument(args, "group", lambda group: group >= 1)
+    login = credentials(args)
+    size = integer_argument(args, "size", _is_board_size)
+    game = services.game_join(user_id=authenticated_user(login), group=group, size=size)
+    return {"game": game.public_id}
+
+
+@api_function()
+def leave(args: dict[str, Any]) -> dict[str, Any]:
+    login = credentials(args)
+    game = string_argument(args, "game", GAME_ID_MAX_LENGTH)
+    services.game_leave(public_id=game, user_id=authenticated_user(login))
+    return {}
+
+
+@api_function()
+def roll(args: dict[str, Any]) -> dict[str, Any]:
+    login = credentials(args)
+    game = string_argument(args, "game", GAME_ID_MAX_LENGTH)
+    services.game_roll(public_id=game, user_id=authenticated_user(login))
+    return {}
+
+
+@api_function()
+def pass_turn(args: dict[str, Any]) -> dict[str, Any]:
+    login = credentials(args)
+    game = string_argument(args, "game", GAME_ID_MAX_LENGTH)
+    services.game_pass(public_id=game, user_id=authenticated_user(login))
+    return {}
+
+
+@api_function()
+def notify(args: dict[str, Any]) -> dict[str, Any]:
+    login = credentials(args)
+    game = string_argument(args, "game", GAME_ID_MAX_LENGTH)
+    # Some clients name the cell `move`, as the seed's own text does.
+    raw = args["cell"] if args.get("cell") is not None else args.get("move")
+    if raw is None:
+        raise ApiError("undefined cell")
+    cell = integer(raw)
+    if cell is None:
+        raise ApiError("cell is not an integer")
+    if cell < 0:
+        raise ApiError("cell is negative")
+    services.game_notify(public_id=game, user_id=authenticated_user(login), cell=cell)
+    return {}

@@ -1,0 +1,19 @@
+from typing import Any
+
+from tabsite.api import ApiError, api_function, integer, shown
+
+from .selectors import ranking_top
+
+
+@api_function()
+def ranking(args: dict[str, Any]) -> dict[str, Any]:
+    # The seed's messages for ranking are capitalised, unlike join's, and a size without games is an empty table.
+    if args.get("group") is None:
+        raise ApiError("Undefined group")
+    group = integer(args["group"])
+    if group is None or group < 1:
+        raise ApiError(f"Invalid group '{shown(args['group'])}'")
+    size = integer(args.get("size"))
+    if size is None or size < 1:
+        raise ApiError(f"Invalid size '{shown(args.get('size', 'undefined'))}'")
+    return {"ranking": ranking_top(group=group, size=size)}

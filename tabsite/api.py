@@ -1,0 +1,135 @@
+"""The course protocol's plumbing, shared by every API function.
+
+A function receives the JSON object of the request body (whatever the Content-Type says), validates its
+arguments with the helpers below, calls one service and returns a dict. The single place that turns a refusal
+into `{"error": …}` with its status code is `api_function`.
+"""
+
+import functools
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+
+from accounts.services import AuthenticationFailed, user_authenticate
+from games.services import GameError
+
+NICK_MAX_LENGTH = 32
+PASSWORD_MAX_LENGTH = 128
+INTEGER_TEXT = re.compile(r"-?[0-9]{1,18}")
+
+
+class ApiError(Exception):
+    """A refused request: str() is the message, `status` the HTTP status code."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
+
+
+def error_response(message: str, status: int) -> JsonResponse:
+    return JsonResponse({"error": message}, status=status)
+
+
+def shown(value: Any) -> str:
+    """Return a value as the course server quotes it in its messages (JavaScript's String(), shortened)."""
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, bool):
+        text = "true" if value else "false"
+    elif value is None:
+        text = "null"
+    elif isinstance(value, int | float):
+        text = json.dumps(value)
+    else:
+        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def parse_body(request: HttpRequest) -> dict[str, Any]:
+    """Return the request body as a JSON object; an empty body is an empty object."""
+    try:
+        raw = request.body
+    except RequestDataTooBig:
+        raise ApiError("Request body too large", status=413) from None
+    if not raw.strip():
+        return {}
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
+        # ValueError covers bad UTF-8, bad JSON and integers too long to convert.
+        raise ApiError("Request body is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise ApiError("Request body must be a JSON object")
+    return data
+
+
+def api_function(method: str = "POST") -> Callable[[Callable[[dict[str, Any]], dict[str, Any]]], Callable[..., JsonResponse]]:
+    """Turn `function(args) -> dict` into a view of the course protocol."""
+
+    def decorate(function: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[..., JsonResponse]:
+        @csrf_exempt
+        @functools.wraps(function)
+        def view(request: HttpRequest) -> JsonResponse:
+            if request.method != method:
+                response = error_response(f"Method {request.method} not allowed: use {method}", 405)
+                response["Allow"] = f"{method}, OPTIONS"
+                return response
+            try:
+                return JsonResponse(function(parse_body(request)))
+            except ApiError as error:
+                return error_response(str(error), error.status)
+            except AuthenticationFailed as error:
+                return error_response(str(error), 401)
+            except GameError as error:
+                return error_response(str(error), 400)
+
+        return view
+
+    return decorate
+
+
+def string_argument(args: dict[str, Any], name: str, max_length: int) -> str:
+    if name not in args or args[name] is None:
+        raise ApiError(f"undefined {name}")
+    value = args[name]
+    if not isinstance(value, str) or not value or len(value) > max_length:
+        raise ApiError(f"invalid {name} '{shown(value)}'")
+    return value
+
+
+def integer(value: Any) -> int | None:
+    """Return the integer a client meant (9, 9.0 or "9"), or None when it is not one."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and INTEGER_TEXT.fullmatch(value.strip()):
+        return int(value)
+    return None
+
+
+def integer_argument(args: dict[str, Any], name: str, valid: Callable[[int], bool] = lambda number: True) -> int:
+    if name not in args or args[name] is None:
+        raise ApiError(f"undefined {name}")
+    number = integer(args[name])
+    if number is None or not valid(number):
+        raise ApiError(f"invalid {name} '{shown(args[name])}'")
+    return number
+
+
+def credentials(args: dict[str, Any]) -> tuple[str, str]:
+    """Return the request's nick and password, validated but not yet checked."""
+    return string_argument(args, "nick", NICK_MAX_LENGTH), string_argument(args, "password", PASSWORD_MAX_LENGTH)
+
+
+def authenticated_user(nick_and_password: tuple[str, str]) -> int:
+    """Check the nick and password of the request; return the user id."""
+    nick, password = nick_and_password
+    return user_authenticate(nick=nick, password=password)

@@ -1,0 +1,23 @@
+"""gunicorn settings for `make run`: ASGI through uvicorn workers, since the update streams need them."""
+
+import os
+import sys
+
+bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8008')}"
+worker_class = "uvicorn.workers.UvicornWorker"
+
+# Streams of one game may be held by different workers: only a shared event channel (Redis) joins them.
+_default_workers = (os.cpu_count() or 1) if os.environ.get("REDIS_URL") else 1
+workers = int(os.environ.get("WEB_CONCURRENCY", _default_workers))
+if workers > 1 and not os.environ.get("REDIS_URL"):
+    sys.exit(
+        f"WEB_CONCURRENCY={workers} needs REDIS_URL: without a shared event channel, a player whose stream is "
+        "held by another worker would miss updates. Set REDIS_URL, or run one worker."
+    )
+
+# Update streams stay open for the whole game; workers must not be killed for being "silent".
+timeout = 0
+graceful_timeout = 10
+keepalive = 75
+accesslog = "-" if os.environ.get("ACCESS_LOG") else None
+errorlog = "-"

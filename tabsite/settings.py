@@ -1,0 +1,204 @@
+"""Settings for Tâb Online, read from the environment.
+
+The defaults suit one laptop: SQLite under var/, events inside one process, DEBUG off.
+DATABASE_URL moves the data to PostgreSQL and REDIS_URL carries events and caches between processes.
+"""
+
+import os
+import secrets
+import time
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(os.environ.get("TAB_VAR_DIR", BASE_DIR / "var"))
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    if value.lower() in ("1", "true", "yes", "on"):
+        return True
+    if value.lower() in ("0", "false", "no", "off"):
+        return False
+    raise ImproperlyConfigured(f"{name} must be a boolean (1/0, true/false), not {value!r}")
+
+
+def env_int(name: str, default: int, minimum: int = 0) -> int:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be an integer, not {value!r}") from None
+    if number < minimum:
+        raise ImproperlyConfigured(f"{name} must be at least {minimum}, not {number}")
+    return number
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    value = os.environ.get(name)
+    if value is None or value.strip() == "":
+        return default
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def secret_key() -> str:
+    """Return SECRET_KEY from the environment, or the one generated once and kept under var/."""
+    if os.environ.get("SECRET_KEY"):
+        return os.environ["SECRET_KEY"]
+    path = VAR_DIR / "secret_key"
+    if not path.exists():
+        # O_EXCL: when several workers start at once, exactly one writes the key and the others read it.
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            pass
+        else:
+            with os.fdopen(fd, "w") as file:
+                file.write(secrets.token_urlsafe(50))
+    for _ in range(100):
+        key = path.read_text().strip()
+        if key:
+            return key
+        time.sleep(0.01)
+    raise ImproperlyConfigured(f"{path} is empty: delete it or set SECRET_KEY")
+
+
+SECRET_KEY = secret_key()
+DEBUG = env_bool("DEBUG", False)
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django_eventstream",
+    "accounts",
+    "games",
+    "rankings",
+]
+
+MIDDLEWARE = [
+    "tabsite.middleware.CorsMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "servestatic.middleware.ServeStaticMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "tabsite.urls"
+ASGI_APPLICATION = "tabsite.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# Database: SQLite under var/ unless DATABASE_URL says otherwise.
+DATABASE_URL = os.environ.get("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'db.sqlite3'}"
+try:
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("CONN_MAX_AGE", 0))}
+except ValueError as error:
+    raise ImproperlyConfigured(f"DATABASE_URL is not a database URL: {error}") from None
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"]["OPTIONS"] = {
+        # IMMEDIATE: a transaction takes the write lock when it begins, so two writers queue on the busy timeout
+        # instead of one failing with "database is locked" when it upgrades a read lock.
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 20,
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+    # Test runs in threads and in server processes need a real file, not an in-memory database.
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-db.sqlite3")}
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Redis: events between server processes and a shared cache.
+REDIS_URL = os.environ.get("REDIS_URL", "")
+
+
+def redis_connection(url: str) -> dict[str, object]:
+    """Return redis.Redis keyword arguments for a redis:// URL."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("redis", "rediss"):
+        raise ImproperlyConfigured(f"REDIS_URL must start with redis:// or rediss://, not {url!r}")
+    try:
+        db = int(parts.path.lstrip("/") or 0)
+        port = parts.port or 6379
+    except ValueError:
+        raise ImproperlyConfigured(f"REDIS_URL is not a valid Redis URL: {url!r}") from None
+    connection: dict[str, object] = {"host": parts.hostname or "127.0.0.1", "port": port, "db": db}
+    if parts.username:
+        connection["username"] = unquote(parts.username)
+    if parts.password:
+        connection["password"] = unquote(parts.password)
+    if parts.scheme == "rediss":
+        connection["ssl"] = True
+    return connection
+
+
+if REDIS_URL:
+    EVENTSTREAM_REDIS = redis_connection(REDIS_URL)
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+AUTH_PASSWORD_VALIDATORS: list[dict[str, str]] = []
+if os.environ.get("PASSWORD_HASHERS"):
+    # Only for test servers, which may trade hashing cost for speed; production keeps Django's defaults.
+    PASSWORD_HASHERS = env_list("PASSWORD_HASHERS", [])
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = VAR_DIR / "staticfiles"
+STATIC_ROOT.mkdir(exist_ok=True)
+# Serve straight from the source folders: no collectstatic step to forget after an update.
+SERVESTATIC_USE_FINDERS = True
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "loggers": {"django_eventstream": {"level": "WARNING"}},
+}
+
+# The game.
+TAB_TURN_TIMEOUT = env_int("TAB_TURN_TIMEOUT", 120, minimum=1)
+# How often each server process looks for games whose deadline has passed.
+TAB_SWEEP_INTERVAL = env_int("TAB_SWEEP_INTERVAL_MS", 500, minimum=10) / 1000
+# Comment lines keep idle streams open through proxies that drop silent connections.
+TAB_KEEPALIVE_SECONDS = env_int("TAB_KEEPALIVE_SECONDS", 20, minimum=1)
+# How long a verified nick + password pair is trusted before the password hash is checked again.
+TAB_CREDENTIALS_TTL = env_int("TAB_CREDENTIALS_TTL", 300)

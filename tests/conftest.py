@@ -1,0 +1,66 @@
+import json
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+
+from .factories import UserFactory
+
+PASSWORDS = {"alice": "alice-secret", "bob": "bob-secret", "charlie": "charlie-secret"}
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hasher(settings):
+    # Hashing cost is not under test here (one test checks the real hasher on purpose).
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+class Api:
+    """The course protocol as a client sees it: POST a JSON object, get a status and a JSON object back."""
+
+    def __init__(self, client: Client):
+        self.client = client
+
+    def __call__(self, function: str, payload=None, *, raw: bytes | None = None, content_type="application/json"):
+        body = raw if raw is not None else json.dumps(payload if payload is not None else {})
+        response = self.client.post(f"/{function}", data=body, content_type=content_type)
+        return response.status_code, response.json()
+
+    def as_player(self, nick: str):
+        """Return a function that calls the API with this player's credentials merged into the payload."""
+
+        def call(function: str, **payload):
+            return self(function, {"nick": nick, "password": PASSWORDS[nick], **payload})
+
+        return call
+
+
+@pytest.fixture
+def api(client) -> Api:
+    return Api(client)
+
+
+def _player(nick: str):
+    return UserFactory(username=nick, password=PASSWORDS[nick])
+
+
+@pytest.fixture
+def alice(db):
+    return _player("alice")
+
+
+@pytest.fixture
+def bob(db):
+    return _player("bob")
+
+
+@pytest.fixture
+def charlie(db):
+    return _player("charlie")
