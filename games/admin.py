@@ -20,8 +20,18 @@ class GameEventInline(admin.TabularInline):
 
 @admin.register(Game)
 class GameAdmin(admin.ModelAdmin):
-    list_display = ("public_id", "group", "size", "status", "initial_player", "second_player", "winner", "ending",
-                    "created_at", "finished_at")
+    list_display = (
+        "public_id",
+        "group",
+        "size",
+        "status",
+        "initial_player",
+        "second_player",
+        "winner",
+        "ending",
+        "created_at",
+        "finished_at",
+    )
     list_filter = ("status", "ending", "size", "group")
     search_fields = ("public_id", "initial_player__username", "second_player__username")
     list_select_related = ("initial_player", "second_player", "winner")

@@ -46,8 +46,9 @@ class Game(models.Model):
     class Meta:
         indexes = [
             # Pairing looks for the oldest game waiting in a (group, size).
-            models.Index(fields=["group", "size", "created_at"], name="game_waiting_idx",
-                         condition=models.Q(status="waiting")),
+            models.Index(
+                fields=["group", "size", "created_at"], name="game_waiting_idx", condition=models.Q(status="waiting")
+            ),
             # The sweeper looks only at games whose deadline has passed.
             models.Index(fields=["deadline"], name="game_deadline_idx", condition=models.Q(deadline__isnull=False)),
         ]

@@ -46,7 +46,9 @@ def _player_color(game: Game, user_id: int) -> str:
     raise GameError("You are not a player of this game")
 
 
-def _playing_game(public_id: str, user_id: int, *, not_your_turn: str = "Not your turn to play") -> tuple[Game, tab.State]:
+def _playing_game(
+    public_id: str, user_id: int, *, not_your_turn: str = "Not your turn to play"
+) -> tuple[Game, tab.State]:
     """Lock the game, check that it is on and that this user is on turn; return it with its rules state."""
     game = _locked_game(public_id)
     color = _player_color(game, user_id)

@@ -1,6 +1,14 @@
 from typing import Any
 
-from tabsite.api import ApiError, api_function, authenticated_user, credentials, integer, integer_argument, string_argument
+from tabsite.api import (
+    ApiError,
+    api_function,
+    authenticated_user,
+    credentials,
+    integer,
+    integer_argument,
+    string_argument,
+)
 
 from . import services
 from .rules import tab

@@ -68,7 +68,9 @@ def parse_body(request: HttpRequest) -> dict[str, Any]:
     return data
 
 
-def api_function(method: str = "POST") -> Callable[[Callable[[dict[str, Any]], dict[str, Any]]], Callable[..., JsonResponse]]:
+def api_function(
+    method: str = "POST",
+) -> Callable[[Callable[[dict[str, Any]], dict[str, Any]]], Callable[..., JsonResponse]]:
     """Turn `function(args) -> dict` into a view of the course protocol."""
 
     def decorate(function: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[..., JsonResponse]:

@@ -1,4 +1,5 @@
 import json
+import os
 
 import pytest
 from django.core.cache import cache
@@ -64,3 +65,51 @@ def bob(db):
 @pytest.fixture
 def charlie(db):
     return _player("charlie")
+
+
+def require(available: bool, what: str) -> None:
+    """Skip a test whose service is missing on a developer's machine; in CI a missing service is a failure."""
+    if available:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"{what} is not reachable, and CI must test against it")
+    pytest.skip(f"{what} is not reachable")
+
+
+@pytest.fixture(scope="session")
+def live_databases(tmp_path_factory):
+    from .live import Databases, postgres_available, suite_uses_postgres
+
+    postgres = suite_uses_postgres()
+    if postgres:
+        require(postgres_available(), "PostgreSQL")
+    databases = Databases(tmp_path_factory.mktemp("live"), postgres=postgres)
+    yield databases
+    databases.drop_all()
+
+
+@pytest.fixture(scope="session")
+def postgres_databases(tmp_path_factory):
+    from .live import Databases, postgres_available
+
+    require(postgres_available(), "PostgreSQL")
+    databases = Databases(tmp_path_factory.mktemp("live-postgres"), postgres=True)
+    yield databases
+    databases.drop_all()
+
+
+@pytest.fixture
+def start_server(live_databases, tmp_path):
+    """Start uvicorn processes serving the project; each gets a fresh database unless one is given."""
+    from .live import Server
+
+    servers = []
+
+    def start(database_url: str | None = None, **environment: str) -> Server:
+        server = Server(database_url or live_databases.new(), tmp_path, **environment)
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()

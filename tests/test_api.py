@@ -430,7 +430,9 @@ def test_bad_bodies(api, raw, error):
 
 
 def test_cors_on_every_response_and_preflight(client):
-    response = client.options("/join", headers={"Origin": "http://example.com", "Access-Control-Request-Method": "POST"})
+    response = client.options(
+        "/join", headers={"Origin": "http://example.com", "Access-Control-Request-Method": "POST"}
+    )
     assert response.status_code == 204
     assert response["Access-Control-Allow-Origin"] == "*"
     assert "POST" in response["Access-Control-Allow-Methods"]

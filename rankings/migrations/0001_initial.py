@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,18 +14,27 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Ranking',
+            name="Ranking",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('group', models.PositiveIntegerField()),
-                ('size', models.PositiveSmallIntegerField()),
-                ('victories', models.PositiveIntegerField(default=0)),
-                ('games', models.PositiveIntegerField(default=0)),
-                ('player', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='rankings', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("group", models.PositiveIntegerField()),
+                ("size", models.PositiveSmallIntegerField()),
+                ("victories", models.PositiveIntegerField(default=0)),
+                ("games", models.PositiveIntegerField(default=0)),
+                (
+                    "player",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="rankings",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['group', 'size', '-victories', 'games'], name='ranking_order_idx')],
-                'constraints': [models.UniqueConstraint(fields=('group', 'size', 'player'), name='ranking_player_unique')],
+                "indexes": [models.Index(fields=["group", "size", "-victories", "games"], name="ranking_order_idx")],
+                "constraints": [
+                    models.UniqueConstraint(fields=("group", "size", "player"), name="ranking_player_unique")
+                ],
             },
         ),
     ]

@@ -1,0 +1,277 @@
+"""Real servers for end-to-end tests: uvicorn processes on fresh databases, and clients of their API and streams.
+
+pytest-django's live_server is WSGI and cannot stream, so these tests start the ASGI application the way
+production does and talk to it only over HTTP.
+"""
+
+import json
+import os
+import queue
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+from django.conf import settings
+
+from games.rules import tab
+
+ROOT = Path(__file__).resolve().parent.parent
+POSTGRES_ADMIN_URL = os.environ.get("POSTGRES_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+REDIS_TEST_URL = os.environ.get("REDIS_TEST_URL", "redis://127.0.0.1:6379/15")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def suite_uses_postgres() -> bool:
+    return settings.DATABASES["default"]["ENGINE"].startswith("django.db.backends.postgresql")
+
+
+def postgres_available() -> bool:
+    try:
+        import psycopg
+
+        with psycopg.connect(POSTGRES_ADMIN_URL, connect_timeout=2):
+            return True
+    except Exception:
+        return False
+
+
+def redis_available() -> bool:
+    try:
+        import redis
+
+        return bool(redis.Redis.from_url(REDIS_TEST_URL, socket_connect_timeout=2).ping())
+    except Exception:
+        return False
+
+
+def redis_flush() -> None:
+    """Empty the tests' own Redis database: cached credentials must not outlive the databases they came from."""
+    import redis
+
+    redis.Redis.from_url(REDIS_TEST_URL).flushdb()
+
+
+def migrate(database_url: str, var_dir: Path) -> None:
+    env = {**os.environ, "DATABASE_URL": database_url, "TAB_VAR_DIR": str(var_dir)}
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "--verbosity", "0"], cwd=ROOT, env=env, check=True
+    )
+
+
+class Databases:
+    """Fresh databases for server processes, copied from one migrated template per test session."""
+
+    def __init__(self, workdir: Path, postgres: bool):
+        self.workdir = workdir
+        self.postgres = postgres
+        self.created: list[str] = []
+        self.template: str | None = None
+
+    def _admin(self):
+        import psycopg
+
+        return psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True)
+
+    def _postgres_url(self, name: str) -> str:
+        return POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
+
+    def new(self) -> str:
+        """Return the URL of a new, migrated, empty database."""
+        if self.postgres:
+            if self.template is None:
+                self.template = f"tab_live_template_{secrets.token_hex(4)}"
+                with self._admin() as admin:
+                    admin.execute(f'CREATE DATABASE "{self.template}"')
+                self.created.append(self.template)
+                migrate(self._postgres_url(self.template), self.workdir)
+            name = f"tab_live_{secrets.token_hex(6)}"
+            with self._admin() as admin:
+                admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{self.template}"')
+            self.created.append(name)
+            return self._postgres_url(name)
+        template = self.workdir / "template.sqlite3"
+        if not template.exists():
+            migrate(f"sqlite:///{template}", self.workdir)
+        copy = self.workdir / f"live-{secrets.token_hex(6)}.sqlite3"
+        shutil.copy(template, copy)
+        return f"sqlite:///{copy}"
+
+    def drop_all(self) -> None:
+        if not self.postgres:
+            return
+        with self._admin() as admin:
+            for name in reversed(self.created):
+                admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+class Server:
+    """One uvicorn process serving tabsite.asgi, as `make run`'s workers do."""
+
+    def __init__(self, database_url: str, workdir: Path, **environment: str):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = workdir / f"server-{self.port}.log"
+        env = {
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "TAB_VAR_DIR": str(workdir),
+            "SECRET_KEY": "live-test-secret-key",
+            # The password hash is not under test here; a cheap one keeps the tests quick.
+            "PASSWORD_HASHERS": "django.contrib.auth.hashers.MD5PasswordHasher",
+            "PYTHONUNBUFFERED": "1",
+            **environment,
+        }
+        if "REDIS_URL" not in environment:
+            env.pop("REDIS_URL", None)
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "tabsite.asgi:application",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--no-access-log",
+                "--timeout-graceful-shutdown",
+                "1",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=self.log.open("wb"),
+            stderr=subprocess.STDOUT,
+        )
+        self.http = httpx.Client(base_url=self.url, timeout=10)
+        self._wait_ready()
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"server exited: {self.log.read_text()}")
+            try:
+                self.http.get("/")
+                return
+            except httpx.TransportError:
+                time.sleep(0.05)
+        raise RuntimeError(f"server did not start: {self.log.read_text()}")
+
+    def call(self, function: str, **payload) -> tuple[int, dict]:
+        response = self.http.post(f"/{function}", content=json.dumps(payload))
+        return response.status_code, response.json()
+
+    def stream(self, nick: str, game: str) -> "Stream":
+        return Stream(self.url, nick, game)
+
+    def stop(self) -> None:
+        self.http.close()
+        self.process.terminate()
+        try:
+            self.process.wait(5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+class Stream:
+    """An `update` stream read in a thread, as a browser's EventSource would: messages, comments and its end."""
+
+    END = object()
+
+    def __init__(self, base_url: str, nick: str, game: str):
+        self.messages: queue.Queue = queue.Queue()
+        self.comments: list[str] = []
+        self.event_ids: list[str] = []
+        self.status: int | None = None
+        self.headers: httpx.Headers | None = None
+        self._opened = threading.Event()
+        self._client = httpx.Client(timeout=httpx.Timeout(10, read=None))
+        self._thread = threading.Thread(
+            target=self._read, args=(f"{base_url}/update", {"nick": nick, "game": game}), daemon=True
+        )
+        self._thread.start()
+        if not self._opened.wait(10):
+            raise RuntimeError("the stream did not open")
+
+    def _read(self, url: str, params: dict) -> None:
+        try:
+            with self._client.stream("GET", url, params=params) as response:
+                self.status, self.headers = response.status_code, response.headers
+                self._opened.set()
+                data: list[str] = []
+                for line in response.iter_lines():
+                    if line.startswith(":"):
+                        self.comments.append(line)
+                    elif line.startswith("data:"):
+                        data.append(line[5:].removeprefix(" "))
+                    elif line.startswith("id:"):
+                        self.event_ids.append(line[3:].strip())
+                    elif line.startswith("event:"):
+                        raise AssertionError(f"unexpected event type line: {line!r}")
+                    elif line == "" and data:
+                        self.messages.put(json.loads("\n".join(data)))
+                        data = []
+        except httpx.HTTPError:
+            pass
+        finally:
+            self._opened.set()
+            self.messages.put(self.END)
+
+    def next(self, timeout: float = 10):
+        """Return the next message, or Stream.END once the server closed the stream."""
+        try:
+            return self.messages.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError(f"no message within {timeout} s") from None
+
+    def nothing_for(self, seconds: float) -> bool:
+        try:
+            self.messages.get(timeout=seconds)
+        except queue.Empty:
+            return True
+        return False
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def state_of(message: dict) -> tab.State:
+    """Rebuild the rules state from an update message (what a client knows)."""
+    pieces = [tab.Piece.from_json(piece) if piece else None for piece in message["pieces"]]
+    colors = message["players"]
+    return tab.State(
+        size=len(pieces) // 4,
+        pieces=pieces,
+        turn=colors[message["turn"]],
+        dice=tab.Throw.from_json(message["dice"]) if message["dice"] else None,
+        step=message["step"],
+        cell=message.get("cell"),
+        selected=message.get("selected"),
+    )
+
+
+def next_action(message: dict, rng) -> tuple[str, dict]:
+    """Choose the turn player's next request from an update message, playing random legal moves."""
+    if message["dice"] is None:
+        return "roll", {}
+    if message["mustPass"]:
+        return "pass", {}
+    if message["step"] == "to":
+        return "notify", {"cell": rng.choice(message["selected"])}
+    state = state_of(message)
+    moves = state.legal_moves()
+    if not moves:
+        return "roll", {}
+    return "notify", {"cell": rng.choice(moves).origin}

@@ -1,0 +1,264 @@
+"""Live updates end to end, against real uvicorn processes: pairing, moves, reconnecting, the end of a game,
+timeouts, keep-alives, and two server processes sharing PostgreSQL and Redis."""
+
+import random
+import time
+
+import httpx
+import pytest
+
+from games.rules import tab
+
+from .conftest import require
+from .live import REDIS_TEST_URL, Server, Stream, next_action, redis_available, redis_flush, state_of
+
+pytestmark = pytest.mark.server
+
+PASSWORDS = {"zp": "secret", "jpleal": "another"}
+
+
+def register_both(*servers: Server) -> None:
+    for nick, password in PASSWORDS.items():
+        assert servers[0].call("register", nick=nick, password=password) == (200, {})
+
+
+def act(server: Server, nick: str, function: str, **payload) -> tuple[int, dict]:
+    return server.call(function, nick=nick, password=PASSWORDS[nick], **payload)
+
+
+def same_next(*streams: Stream) -> dict:
+    """Return the next message, checking that every stream received the very same one."""
+    messages = [stream.next() for stream in streams]
+    assert all(message == messages[0] for message in messages), messages
+    return messages[0]
+
+
+def paired(server: Server, other: Server | None = None) -> tuple[str, Stream, Stream, dict]:
+    """zp joins on `server` and waits; jpleal joins on `other` (or the same server); both streams get the start."""
+    other = other or server
+    _, body = act(server, "zp", "join", group=99, size=9)
+    game = body["game"]
+    zp = server.stream("zp", game)
+    assert zp.status == 200
+    assert zp.headers["content-type"].startswith("text/event-stream")
+    assert zp.nothing_for(0.3), "a waiting player's stream sends nothing"
+    assert act(other, "jpleal", "join", group=99, size=9) == (200, {"game": game})
+    jpleal = other.stream("jpleal", game)
+    start = same_next(zp, jpleal)
+    return game, zp, jpleal, start
+
+
+def check_against_rules(before: dict, action: tuple[str, dict], after: dict) -> None:
+    """The update after an action is what the rules make of the update before it."""
+    function, payload = action
+    expected = state_of(before)
+    if function == "roll":
+        assert after["dice"] is not None and after["turn"] == before["turn"]
+        expected.dice = tab.Throw.from_json(after["dice"])
+        assert expected.must_pass == (after["mustPass"] == after["turn"])
+    elif function == "pass":
+        expected.pass_turn()
+    else:
+        expected.select(payload["cell"])
+    got = state_of(after)
+    assert got.pieces == expected.pieces
+    assert (got.turn, got.dice, got.step, got.cell, got.selected) == (
+        expected.turn,
+        expected.dice,
+        expected.step,
+        expected.cell,
+        expected.selected,
+    )
+    if expected.winner is not None:
+        winner = next(nick for nick, color in after["players"].items() if color == expected.winner)
+        assert after["winner"] == winner
+    else:
+        assert "winner" not in after
+
+
+def play_to_the_end(servers: dict[str, Server], streams: list[Stream], start: dict, game: str, seed: int) -> dict:
+    """Both players make random legal requests, each on its own server; return the final message."""
+    rng = random.Random(seed)
+    message = start
+    for _ in range(20_000):
+        if "winner" in message:
+            return message
+        nick = message["turn"]
+        function, payload = next_action(message, rng)
+        assert act(servers[nick], nick, function, game=game, **payload) == (200, {}), (function, payload, message)
+        after = same_next(*streams)
+        check_against_rules(message, (function, payload), after)
+        message = after
+    raise AssertionError("the game did not end")
+
+
+def test_pairing_and_a_move_reach_both_players(start_server):
+    server = start_server()
+    register_both(server)
+    game, zp, jpleal, start = paired(server)
+    assert start["initial"] == "zp" and start["turn"] == "zp" and start["step"] == "from"
+    assert start["players"] == {"zp": "Blue", "jpleal": "Red"}
+    assert (start["dice"], start["mustPass"]) == (None, None)
+    assert start["pieces"][:9] == [{"color": "Blue", "inMotion": False, "reachedLastRow": False}] * 9
+    assert start["pieces"][27:] == [{"color": "Red", "inMotion": False, "reachedLastRow": False}] * 9
+    assert start["pieces"][9:27] == [None] * 18
+    assert "winner" not in start
+
+    rng = random.Random(1)
+    message = start
+    # Play until a piece has moved: the first move of the game needs a tâb.
+    for _ in range(500):
+        nick = message["turn"]
+        function, payload = next_action(message, rng)
+        assert act(server, nick, function, game=game, **payload) == (200, {})
+        after = same_next(zp, jpleal)
+        check_against_rules(message, (function, payload), after)
+        message = after
+        if function == "notify" and len(message.get("selected", [])) == 2 and message["step"] == "from":
+            break
+    else:
+        raise AssertionError("no move in 500 actions")
+    moved_from, moved_to = message["selected"]
+    assert message["pieces"][moved_from] is None
+    assert message["pieces"][moved_to]["inMotion"] is True
+    assert message["dice"] is None
+    zp.close()
+    jpleal.close()
+
+
+def test_reconnecting_gets_the_snapshot_and_the_end_closes_the_stream(start_server):
+    server = start_server()
+    register_both(server)
+    game, zp, jpleal, start = paired(server)
+    assert act(server, "zp", "roll", game=game) == (200, {})
+    rolled = same_next(zp, jpleal)
+    zp.close()
+
+    again = server.stream("zp", game)
+    assert again.next() == rolled
+    assert again.nothing_for(0.2)
+
+    assert act(server, "jpleal", "leave", game=game) == (200, {})
+    final = same_next(again, jpleal)
+    assert final["winner"] == "zp"
+    assert {key: value for key, value in final.items() if key != "winner"} == rolled
+    assert again.next() is Stream.END
+    assert jpleal.next() is Stream.END
+
+    late = server.stream("jpleal", game)
+    assert late.next() == final
+    assert late.next() is Stream.END
+    # An EventSource that saw the last message and reconnects is told to stop (204).
+    response = httpx.get(
+        f"{server.url}/update", params={"nick": "zp", "game": game}, headers={"Last-Event-ID": late.event_ids[-1]}
+    )
+    assert response.status_code == 204
+
+
+def test_leaving_while_waiting_ends_the_stream_without_winner(start_server):
+    server = start_server()
+    register_both(server)
+    _, body = act(server, "zp", "join", group=7, size=7)
+    stream = server.stream("zp", body["game"])
+    assert act(server, "zp", "leave", game=body["game"]) == (200, {})
+    assert stream.next() == {"winner": None}
+    assert stream.next() is Stream.END
+
+
+def test_update_refusals_are_json_errors(start_server):
+    server = start_server()
+    register_both(server)
+    _, body = act(server, "zp", "join", group=7, size=7)
+    cases = [
+        ({"nick": "zp", "game": "averseda"}, "Invalid game reference"),
+        ({"nick": "jpleal", "game": body["game"]}, "You are not a player of this game"),
+        ({"game": body["game"]}, "undefined nick"),
+        ({"nick": "zp"}, "undefined game"),
+    ]
+    for params, error in cases:
+        response = httpx.get(f"{server.url}/update", params=params)
+        assert response.status_code == 400
+        assert response.headers["content-type"] == "application/json"
+        assert response.headers["access-control-allow-origin"] == "*"
+        assert response.json() == {"error": error}
+
+
+def test_idle_streams_get_keepalive_comments(start_server):
+    server = start_server(TAB_KEEPALIVE_SECONDS="1")
+    register_both(server)
+    _, body = act(server, "zp", "join", group=7, size=7)
+    stream = server.stream("zp", body["game"])
+    assert stream.nothing_for(2.5)
+    assert ": ping" in stream.comments
+
+
+def test_the_player_on_turn_who_does_nothing_loses(start_server):
+    timeout = 2
+    server = start_server(TAB_TURN_TIMEOUT=str(timeout))
+    register_both(server)
+    game, zp, jpleal, start = paired(server)
+    started = time.monotonic()
+    final = same_next(zp, jpleal)
+    waited = time.monotonic() - started
+    assert final["winner"] == "jpleal"
+    assert timeout - 0.5 < waited < timeout + 1.5
+    assert zp.next() is Stream.END and jpleal.next() is Stream.END
+    assert server.call("ranking", group=99, size=9) == (
+        200,
+        {"ranking": [{"nick": "jpleal", "victories": 1, "games": 1}, {"nick": "zp", "victories": 0, "games": 1}]},
+    )
+    assert act(server, "zp", "roll", game=game) == (400, {"error": "The game is over"})
+
+
+def test_acting_resets_the_clock_and_a_lonely_wait_expires(start_server):
+    timeout = 2
+    server = start_server(TAB_TURN_TIMEOUT=str(timeout))
+    register_both(server)
+    game, zp, jpleal, message = paired(server)
+    rng = random.Random(0)
+    # Each action comes after half the timeout: the game outlives several timeouts.
+    until = time.monotonic() + 3 * timeout
+    while time.monotonic() < until:
+        time.sleep(timeout / 2)
+        function, payload = next_action(message, rng)
+        assert act(server, message["turn"], function, game=game, **payload) == (200, {})
+        message = same_next(zp, jpleal)
+        assert "winner" not in message
+
+    _, body = act(server, "zp", "join", group=8, size=7)
+    lonely = server.stream("zp", body["game"])
+    assert lonely.next(timeout + 2) == {"winner": None}
+    assert lonely.next() is Stream.END
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+def test_two_processes_sharing_postgres_and_redis_play_a_game_to_its_end(postgres_databases, tmp_path):
+    require(redis_available(), "Redis")
+    redis_flush()
+    database_url = postgres_databases.new()
+    first = Server(database_url, tmp_path, REDIS_URL=REDIS_TEST_URL)
+    second = Server(database_url, tmp_path, REDIS_URL=REDIS_TEST_URL)
+    try:
+        register_both(first)
+        game, zp, jpleal, start = paired(first, second)
+        # A third stream, on the other process, sees the same game.
+        watcher = second.stream("zp", game)
+        assert watcher.next() == start
+        final = play_to_the_end({"zp": first, "jpleal": second}, [zp, jpleal, watcher], start, game, seed=7)
+        assert final["winner"] in PASSWORDS
+        for stream in (zp, jpleal, watcher):
+            assert stream.next() is Stream.END
+        loser = next(nick for nick in PASSWORDS if nick != final["winner"])
+        assert second.call("ranking", group=99, size=9) == (
+            200,
+            {
+                "ranking": [
+                    {"nick": final["winner"], "victories": 1, "games": 1},
+                    {"nick": loser, "victories": 0, "games": 1},
+                ]
+            },
+        )
+    finally:
+        first.stop()
+        second.stop()
