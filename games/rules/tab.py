@@ -1,4 +1,4 @@
-"""Tâb: the board, the dice of sticks and the legal moves, as /work/shared/spec/tab-rules.md defines them."""
+"""Tâb: the board, the dice of sticks and the legal moves, as the rules page (spec/tab-rules.md) defines them."""
 
 from __future__ import annotations
 
