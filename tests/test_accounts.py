@@ -1,0 +1,100 @@
+"""Accounts: hashed passwords, and the short-lived cache of verified credentials that spares a hash per call."""
+
+import pickle
+import time
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import check_password
+from django.core.cache import cache
+
+from accounts import credentials
+from accounts.services import AuthenticationFailed, user_authenticate, user_register
+
+pytestmark = pytest.mark.django_db
+
+User = get_user_model()
+
+
+@pytest.fixture
+def real_password_hasher(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]
+
+
+def stored_cache_bytes() -> bytes:
+    """Everything the (local memory) cache holds, as bytes."""
+    return b"".join(value if isinstance(value, bytes) else pickle.dumps(value) for value in cache._cache.values())
+
+
+def test_register_hashes_with_djangos_hasher(real_password_hasher):
+    user_register(nick="zp", password="secret")
+    stored = User.objects.get(username="zp").password
+    assert stored.startswith("pbkdf2_sha256$")
+    assert check_password("secret", stored)
+
+
+def test_a_verified_pair_is_remembered_without_the_password(real_password_hasher, django_assert_num_queries):
+    user_id = user_register(nick="zp", password="secret")
+    cache.clear()
+    assert user_authenticate(nick="zp", password="secret") == user_id  # hashes once
+    with django_assert_num_queries(0):
+        assert user_authenticate(nick="zp", password="secret") == user_id
+    assert b"secret" not in stored_cache_bytes()
+    assert b"zp" not in stored_cache_bytes()
+
+
+def test_a_wrong_password_is_refused_even_when_the_right_one_is_remembered():
+    user_register(nick="zp", password="secret")
+    user_authenticate(nick="zp", password="secret")
+    for wrong in ("secret ", "Secret", "", "secretsecret"):
+        with pytest.raises(AuthenticationFailed, match="User registered with a different password"):
+            user_authenticate(nick="zp", password=wrong)
+
+
+def test_the_pair_is_keyed_to_the_nick():
+    user_register(nick="zp", password="secret")
+    user_register(nick="jpleal", password="another")
+    with pytest.raises(AuthenticationFailed):
+        user_authenticate(nick="jpleal", password="secret")
+
+
+def test_a_changed_password_forgets_the_old_pair():
+    user_register(nick="zp", password="secret")
+    assert credentials.remembered_user_id("zp", "secret") is not None
+    user = User.objects.get(username="zp")
+    user.set_password("new one")
+    user.save()
+    assert credentials.remembered_user_id("zp", "secret") is None
+    with pytest.raises(AuthenticationFailed):
+        user_authenticate(nick="zp", password="secret")
+    assert user_authenticate(nick="zp", password="new one") == user.pk
+
+
+def test_a_deactivated_account_is_refused_at_once():
+    user_register(nick="zp", password="secret")
+    user = User.objects.get(username="zp")
+    user.is_active = False
+    user.save()
+    with pytest.raises(AuthenticationFailed, match="This account is disabled"):
+        user_authenticate(nick="zp", password="secret")
+
+
+def test_remembered_pairs_expire(settings):
+    settings.TAB_CREDENTIALS_TTL = 0.01
+    user_register(nick="zp", password="secret")
+    time.sleep(0.05)
+    assert credentials.remembered_user_id("zp", "secret") is None
+
+
+def test_unknown_nick():
+    with pytest.raises(AuthenticationFailed, match="User not registered"):
+        user_authenticate(nick="nobody", password="x")
+
+
+def test_registering_again_is_a_password_check():
+    first = user_register(nick="zp", password="secret")
+    cache.clear()
+    assert user_register(nick="zp", password="secret") == first
+    with pytest.raises(AuthenticationFailed):
+        user_register(nick="zp", password="other")
+    assert User.objects.filter(username="zp").count() == 1

@@ -1,0 +1,70 @@
+"""The hot paths cost a fixed, small number of queries, whatever the number of games or the length of the log."""
+
+from contextlib import contextmanager
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from games.models import Game
+from games.rules.tab import Throw
+
+pytestmark = pytest.mark.django_db
+
+
+@contextmanager
+def assert_queries(expected: int):
+    """Count the statements sent, leaving out the savepoints of the test's own transaction."""
+    with CaptureQueriesContext(connection) as context:
+        yield
+    statements = [query["sql"] for query in context.captured_queries if "SAVEPOINT" not in query["sql"]]
+    assert len(statements) == expected, "\n".join(statements)
+
+
+@pytest.fixture
+def game(api, alice, bob):
+    _, body = api.as_player("alice")("join", group=1, size=9)
+    api.as_player("bob")("join", group=1, size=9)
+    return body["game"]
+
+
+def with_dice(game: str, value: int) -> None:
+    state = Game.objects.get(public_id=game).state
+    Game.objects.filter(public_id=game).update(state={**state, "dice": Throw.of_value(value).to_json()})
+
+
+def test_each_action_is_three_queries(api, game):
+    alice, bob = api.as_player("alice"), api.as_player("bob")
+    alice("roll", game=game)  # the credentials are remembered from here on
+    bob("roll", game=game)
+    with_dice(game, 1)
+    # lock and read the game with its players, update it, insert the log entry
+    with assert_queries(3):
+        assert alice("notify", game=game, cell=8) == (200, {})
+    with assert_queries(3):
+        assert alice("roll", game=game) == (200, {})
+    with_dice(game, 2)
+    Game.objects.filter(public_id=game).update(state={**Game.objects.get(public_id=game).state, "pieces": [None] * 36})
+    with assert_queries(3):
+        assert alice("pass", game=game) == (200, {})
+    # A refusal reads and writes nothing more than the lock.
+    with assert_queries(1):
+        assert alice("roll", game=game) == (400, {"error": "Not your turn to play"})
+
+
+def test_join_queries(api, alice, bob):
+    api.as_player("alice")("register")
+    api.as_player("bob")("register")
+    # the first join of a (group, size) creates its waiting room, then waits: insert the game and its log entry
+    with assert_queries(5):
+        _, body = api.as_player("alice")("join", group=2, size=9)
+    # lock the waiting room, lock the waiting game, read the new player's nick, start the game, log it
+    with assert_queries(5):
+        api.as_player("bob")("join", group=2, size=9)
+
+
+def test_ranking_is_one_query(api, game):
+    api.as_player("bob")("leave", game=game)
+    with assert_queries(1):
+        status, body = api("ranking", {"group": 1, "size": 9})
+    assert len(body["ranking"]) == 2
