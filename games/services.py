@@ -70,7 +70,9 @@ def _record(game: Game, kind: str, player_id: int | None, data: dict, now: datet
     message = selectors.game_message(game)
     if message is not None:
         public_id, version, final = game.public_id, game.version, game.status == Game.Status.FINISHED
-        transaction.on_commit(lambda: events.publish(public_id, version, message, final=final))
+        # robust: the move is committed whatever happens to its publication; a stream that misses it catches up
+        # from the database when it reconnects.
+        transaction.on_commit(lambda: events.publish(public_id, version, message, final=final), robust=True)
 
 
 def _finish(game: Game, *, winner_id: int | None, ending: str, now: datetime) -> None:

@@ -1,0 +1,68 @@
+"""Deadlines: the sweeper's service ends games whose player on turn stayed idle, once, whatever calls it."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from games.models import Game, GameEvent
+from games.services import game_expire_due
+from rankings.models import Ranking
+
+pytestmark = pytest.mark.django_db
+
+
+def later(seconds: float):
+    return timezone.now() + timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def started(api, alice, bob):
+    _, body = api.as_player("alice")("join", group=4, size=7)
+    api.as_player("bob")("join", group=4, size=7)
+    return body["game"]
+
+
+def test_nothing_expires_before_the_deadline(started, settings):
+    assert game_expire_due(now=later(settings.TAB_TURN_TIMEOUT - 1)) == 0
+    assert Game.objects.get(public_id=started).status == Game.Status.PLAYING
+
+
+def test_the_idle_player_on_turn_loses_once(started, settings):
+    assert game_expire_due(now=later(settings.TAB_TURN_TIMEOUT + 1)) == 1
+    game = Game.objects.get(public_id=started)
+    assert (game.status, game.ending, game.winner.username, game.deadline) == ("finished", "timeout", "bob", None)
+    timeout = game.events.get(kind=GameEvent.Kind.TIMEOUT)
+    assert timeout.player.username == "alice"
+    # A second sweep, in this process or another, finds nothing to do and counts nothing twice.
+    assert game_expire_due(now=later(settings.TAB_TURN_TIMEOUT * 10)) == 0
+    assert sorted(Ranking.objects.values_list("player__username", "victories", "games")) == [
+        ("alice", 0, 1),
+        ("bob", 1, 1),
+    ]
+
+
+def test_the_clock_restarts_with_every_action(api, started, settings):
+    api.as_player("alice")("roll", game=started)
+    game = Game.objects.get(public_id=started)
+    assert game.deadline > later(settings.TAB_TURN_TIMEOUT - 2)
+
+
+def test_a_lonely_wait_expires_without_a_winner(api, alice, settings):
+    _, body = api.as_player("alice")("join", group=5, size=7)
+    assert game_expire_due(now=later(settings.TAB_TURN_TIMEOUT + 1)) == 1
+    game = Game.objects.get(public_id=body["game"])
+    assert (game.status, game.ending, game.winner) == ("finished", "expired", None)
+    assert Ranking.objects.count() == 0
+    # The player can wait again.
+    _, again = api.as_player("alice")("join", group=5, size=7)
+    assert again["game"] != body["game"]
+
+
+def test_many_due_games_are_swept_in_batches(api, alice, settings):
+    for group in range(1, 8):
+        api.as_player("alice")("join", group=group, size=7)
+    assert game_expire_due(now=later(settings.TAB_TURN_TIMEOUT + 1), limit=3) == 3
+    assert game_expire_due(now=later(settings.TAB_TURN_TIMEOUT + 1), limit=3) == 3
+    assert game_expire_due(now=later(settings.TAB_TURN_TIMEOUT + 1), limit=3) == 1
+    assert not Game.objects.exclude(status=Game.Status.FINISHED).exists()
