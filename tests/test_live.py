@@ -53,8 +53,7 @@ def check_against_rules(before: dict, action: tuple[str, dict], after: dict) -> 
     function, payload = action
     expected = state_of(before)
     if function == "roll":
-        assert after["dice"] is not None and after["turn"] == before["turn"]
-        expected.dice = tab.Throw.from_json(after["dice"])
+        expected.throw(tab.Throw.from_json(after["dice"]))
         assert expected.must_pass == (after["mustPass"] == after["turn"])
     elif function == "pass":
         expected.pass_turn()
@@ -262,3 +261,40 @@ def test_two_processes_sharing_postgres_and_redis_play_a_game_to_its_end(postgre
     finally:
         first.stop()
         second.stop()
+
+
+def test_complete_games_on_every_board_size_at_once(start_server):
+    """Five games, one per board size, played at the same time to their end, every update checked."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    server = start_server()
+
+    def play(size: int) -> dict:
+        nicks = {f"blue{size}": f"pw-{size}", f"red{size}": f"pw-{size}"}
+        for nick, password in nicks.items():
+            assert server.call("register", nick=nick, password=password) == (200, {})
+        blue, red = nicks
+        _, body = server.call("join", group=size, size=size, nick=blue, password=nicks[blue])
+        game = body["game"]
+        assert server.call("join", group=size, size=size, nick=red, password=nicks[red]) == (200, body)
+        streams = [server.stream(blue, game), server.stream(red, game)]
+        message = same_next(*streams)
+        assert len(message["pieces"]) == 4 * size
+        rng = random.Random(size)
+        for _ in range(20_000):
+            if "winner" in message:
+                break
+            nick = message["turn"]
+            function, payload = next_action(message, rng)
+            response = server.call(function, nick=nick, password=nicks[nick], game=game, **payload)
+            assert response == (200, {}), (function, payload, message, response)
+            after = same_next(*streams)
+            check_against_rules(message, (function, payload), after)
+            message = after
+        assert message["winner"] in nicks
+        assert all(stream.next() is Stream.END for stream in streams)
+        return message
+
+    with ThreadPoolExecutor(max_workers=5) as pool:
+        finals = list(pool.map(play, [7, 9, 11, 13, 15]))
+    assert [len(final["pieces"]) for final in finals] == [28, 36, 44, 52, 60]

@@ -566,7 +566,7 @@ def test_selecting_the_origin_again_cancels_the_selection() -> None:
     state = fork_position()
     state.select(20)
     assert state.select(20) is None
-    assert (state.step, state.cell, state.selected, state.dice) == ("from", 20, None, Throw.of_value(1))
+    assert (state.step, state.cell, state.selected, state.dice) == ("from", None, None, Throw.of_value(1))
     assert state.select(20) is None
     assert state.step == "to"
 
@@ -655,16 +655,19 @@ def test_passing_needs_a_throw() -> None:
     assert_refused(state, state.pass_turn, "You must roll the dice first")
 
 
-def test_passing_keeps_the_last_move_on_show() -> None:
+def test_a_throw_or_a_pass_starts_a_new_play() -> None:
     state = State.new(7)
     state.throw(Throw.of_value(1))
     state.select(6)
+    assert (state.cell, state.selected) == (6, [6, 7])
     state.throw(Throw.of_value(2))
+    assert (state.cell, state.selected) == (None, None)
     state.select(7)
+    assert (state.turn, state.cell, state.selected) == (RED, 7, [7, 9])
     state.throw(Throw.of_value(2))
     assert state.must_pass
     state.pass_turn()
-    assert (state.turn, state.cell, state.selected) == (BLUE, 7, [7, 9])
+    assert (state.turn, state.cell, state.selected) == (BLUE, None, None)
 
 
 def test_apply_refuses_a_move_that_is_not_legal() -> None:

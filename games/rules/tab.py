@@ -260,6 +260,10 @@ class State:
                 raise IllegalMove("You already rolled the dice and must pass")
         self.dice = throw
         self.step = FROM
+        # `cell` and `selected` describe the last play; a new throw starts a new one (clients that follow the
+        # course server treat their presence as "a piece was just selected or moved").
+        self.cell = None
+        self.selected = None
 
     def pass_turn(self) -> None:
         """Pass the turn to the opponent, which is allowed only when the throw can be used in no way."""
@@ -274,6 +278,8 @@ class State:
         self.dice = None
         self.turn = opponent(self.turn)
         self.step = FROM
+        self.cell = None
+        self.selected = None
 
     def select(self, cell: int) -> Move | None:
         """Act on a click on `cell` (the API's `notify`); return the move made, or None after a (de)selection."""
@@ -291,6 +297,7 @@ class State:
         if self.step == TO and self.cell is not None:
             if cell == self.cell:
                 self.step = FROM
+                self.cell = None
                 self.selected = None
                 return None
             if cell in (self.selected or ()):
