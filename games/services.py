@@ -75,6 +75,15 @@ def _record(game: Game, kind: str, player_id: int | None, data: dict, now: datet
         transaction.on_commit(lambda: events.publish(public_id, version, message, final=final), robust=True)
 
 
+def _forfeit(game: Game, *, loser: str, ending: str, now: datetime) -> None:
+    """End a game in play by a leave or a timeout: the opponent of `loser` wins."""
+    state = tab.State.from_json(game.state)
+    # The last play is the forfeit, which involves no cell: clients must not show the previous move as new.
+    state.cell = state.selected = None
+    game.state = state.to_json()
+    _finish(game, winner_id=_user_of(game, tab.opponent(loser)), ending=ending, now=now)
+
+
 def _finish(game: Game, *, winner_id: int | None, ending: str, now: datetime) -> None:
     was_playing = game.status == Game.Status.PLAYING
     game.status = Game.Status.FINISHED
@@ -134,7 +143,7 @@ def game_leave(*, public_id: str, user_id: int) -> None:
         if game.status == Game.Status.WAITING:
             _finish(game, winner_id=None, ending=Game.Ending.CANCELLED, now=now)
         else:
-            _finish(game, winner_id=_user_of(game, tab.opponent(color)), ending=Game.Ending.LEAVE, now=now)
+            _forfeit(game, loser=color, ending=Game.Ending.LEAVE, now=now)
         _record(game, GameEvent.Kind.LEAVE, user_id, {}, now)
 
 
@@ -213,7 +222,7 @@ def game_expire_due(*, now: datetime | None = None, limit: int = 200) -> int:
                 _record(game, GameEvent.Kind.TIMEOUT, game.initial_player_id, {}, now)
             else:
                 late = tab.State.from_json(game.state).turn
-                _finish(game, winner_id=_user_of(game, tab.opponent(late)), ending=Game.Ending.TIMEOUT, now=now)
+                _forfeit(game, loser=late, ending=Game.Ending.TIMEOUT, now=now)
                 _record(game, GameEvent.Kind.TIMEOUT, _user_of(game, late), {}, now)
             expired += 1
     return expired

@@ -476,3 +476,23 @@ def test_actions_before_the_opponent_comes(zp_and_jpleal):
         400,
         {"error": "The game has not started: waiting for an opponent"},
     )
+
+
+def test_cell_and_selected_describe_only_the_last_play(started):
+    """Clients of the course server read `cell`/`selected` as "a piece was just selected or moved"."""
+    from games.selectors import game_message
+
+    play, game_id = started
+    with_dice(game_id, 1)
+    play("zp", "notify", game=game_id, cell=8)
+    message = game_message(game_of(game_id))
+    assert (message["cell"], message["selected"]) == (8, [8, 9])
+    play("zp", "roll", game=game_id)
+    message = game_message(game_of(game_id))
+    assert "cell" not in message and "selected" not in message
+    with_dice(game_id, 1)
+    play("zp", "notify", game=game_id, cell=9)
+    play("jpleal", "leave", game=game_id)
+    message = game_message(game_of(game_id))
+    assert message["winner"] == "zp"
+    assert "cell" not in message and "selected" not in message
