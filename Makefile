@@ -11,7 +11,9 @@ export PORT
 PYTHON ?= $(shell for p in python3.14 python3.13 python3.12 python3 $$(ls -d $$HOME/.pyenv/versions/3.1[2-9]*/bin/python3 2>/dev/null); do \
 	$$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1 && { echo $$p; break; }; done)
 
-.PHONY: run test lint migrate superuser clean
+.PHONY: run test lint migrate superuser clean browser
+
+CHROMIUM := /usr/bin/chromium
 
 $(BIN)/.installed: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.12 or newer is needed (Django 6)."; exit 1; }
@@ -32,7 +34,14 @@ lint: $(BIN)/.installed
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: lint
+# The browser tests drive Debian's Chromium (Playwright cannot download browsers here).
+browser:
+	@if [ ! -x $(CHROMIUM) ]; then \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+		else echo "Install Debian's chromium (sudo apt-get install chromium) to run the browser tests."; fi; \
+	fi
+
+test: lint browser
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 superuser: migrate
