@@ -1,0 +1,73 @@
+"""The rules vectors (tests/vectors/tab.json.gz): current with games/rules/tab.py, and passed by the JavaScript twin."""
+
+import json
+import os
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from games.management.commands.tab_vectors import VECTORS_PATH, stored_vectors
+from games.rules.tab import State, Throw
+from games.rules.vectors import decode_state, encode_state, generate, render, summary
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def vectors():
+    return generate()
+
+
+def test_the_stored_vectors_are_what_the_rules_give_now(vectors) -> None:
+    # Not an `assert ==`: on a difference, pytest would diff megabytes.
+    if stored_vectors() != render(vectors):
+        pytest.fail(
+            f"{VECTORS_PATH.relative_to(ROOT)} is not what games/rules/tab.py gives now: "
+            "run `python manage.py tab_vectors` and commit the file with the rules change"
+        )
+
+
+def test_the_vectors_are_varied(vectors) -> None:
+    counts = summary(vectors)
+    assert len({tuple(code.split(" ")[:2]) for code, _ in vectors["positions"]}) == counts["positions"] >= 10_000
+    for kind in ("forks", "must pass", "throw again", "captures", "wins", "reached last row", "row 3 frozen"):
+        assert counts[kind] >= 100, kind
+    messages = [name for name in counts if name.startswith("refused: ")]
+    assert len(messages) == 15 and all(counts[name] >= 10 for name in messages), counts
+
+
+def test_the_compact_notation_keeps_every_field() -> None:
+    state = State.new(7)
+    rng = random.Random(7)
+    for _ in range(300):
+        if state.winner is not None:
+            break
+        if state.can_throw:
+            state.throw(Throw.random(rng))
+        elif state.must_pass:
+            state.pass_turn()
+        elif state.step == "to":
+            assert state.selected is not None
+            state.select(rng.choice(state.selected))
+        else:
+            state.select(rng.choice(state.legal_moves()).origin)
+        assert decode_state(encode_state(state)) == state
+    assert encode_state(State.new(7)) == "bbbbbbb..............rrrrrrr B - - from - -"
+    state.dice, state.step, state.cell, state.selected = Throw((True, False, True, True)), "to", 20, [21, 7]
+    assert encode_state(state).split(" ")[3:] == ["d", "to", "20", "21,7"]
+    assert json.loads(json.dumps(decode_state(encode_state(state)).to_json())) == state.to_json()
+
+
+def test_the_javascript_engine_passes_the_vectors_and_its_tests() -> None:
+    node = shutil.which("node")
+    if node is None:
+        if os.environ.get("CI"):
+            pytest.fail("node is not installed: CI must run the JavaScript tests (tests/js/)")
+        pytest.skip("node is not installed: the JavaScript rules engine and CPU player (tests/js/) are not tested")
+    result = subprocess.run(
+        [node, "--test", "tests/js/"], cwd=ROOT, capture_output=True, text=True, timeout=600, check=False
+    )
+    assert result.returncode == 0, f"node --test tests/js/ failed:\n{result.stdout[-20_000:]}\n{result.stderr[-5_000:]}"
