@@ -1,0 +1,299 @@
+"""The browser client in a real Chromium against a real server (uvicorn on a fresh database).
+
+Online games between two browser contexts and a game against the computer are played to the end by clicking
+only; refusals, rejoining after a reload and quitting are checked on the page; screenshots of the main states
+are saved to var/screenshots/ for people to look at.
+"""
+
+import random
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from .browser import CHROMIUM, TabPage, launch, screenshot
+from .conftest import PASSWORDS, require
+
+pytestmark = [pytest.mark.server, pytest.mark.browser]
+
+DESKTOP = {"width": 1280, "height": 860}
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
+# The games are played with animations off (the page's own setting); the browser asks for reduced motion too.
+CONTEXT = {"reduced_motion": "reduce", "locale": "en-GB", "timezone_id": "Europe/Lisbon"}
+MAX_ACTIONS = 2000
+
+
+@pytest.fixture(scope="module")
+def browser():
+    require(CHROMIUM.exists(), "Chromium (/usr/bin/chromium)")
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def server(start_server):
+    return start_server()
+
+
+@pytest.fixture
+def open_page(browser, server):
+    """Open the Tâb page in a new browser context (a separate player, with its own storage)."""
+    contexts = []
+
+    def open_(**options) -> TabPage:
+        context = browser.new_context(**{"viewport": DESKTOP, **CONTEXT, **options})
+        contexts.append(context)
+        return TabPage(context.new_page(), server.url).open()
+
+    yield open_
+    for context in contexts:
+        context.close()
+
+
+def color_seen(rgb: list[int]) -> str | None:
+    red, _, blue = rgb
+    if blue > red + 15:
+        return "Blue"
+    if red > blue + 30:
+        return "Red"
+    return None
+
+
+def start_online_game(blue: TabPage, red: TabPage, *, size: int = 7, group: int = 5) -> None:
+    """Log both players in and pair them: `blue` joins first, so it is the initial player."""
+    blue.log_in("alice", PASSWORDS["alice"])
+    red.log_in("bob", PASSWORDS["bob"])
+    for page in (blue, red):
+        page.configure(size=size, opponent="online", group=group)
+    blue.start()
+    blue.wait_for("tab.state().phase === 'waiting' && tab.state().game !== null")
+    expect(blue.page.locator("#status")).to_contain_text("Waiting for an opponent")
+    red.start()
+    for page in (blue, red):
+        page.wait_for("tab.state().phase === 'playing' && !tab.state().busy")
+    assert blue.state()["me"] == "Blue"
+    assert red.state()["me"] == "Red"
+
+
+def settle(pages: list[TabPage], after: int | None) -> list[dict]:
+    """Wait until every page has shown the frame after version `after`; return their states."""
+    states = [page.wait_idle(after=after) for page in pages]
+    assert len({state["version"] for state in states}) == 1, [state["version"] for state in states]
+    return states
+
+
+def check_drawn_boards(blue: TabPage, red: TabPage) -> None:
+    """Both canvases show the same pieces where they should be: the board turned 180° for Red."""
+    seen_by_blue, seen_by_red = blue.sight(), red.sight()
+    board = seen_by_blue["board"]
+    assert board == seen_by_red["board"]
+    for on_blue, on_red in zip(seen_by_blue["seen"], seen_by_red["seen"], strict=True):
+        assert on_blue["cell"] == on_red["cell"]
+        (bx, by), (rx, ry) = on_blue["position"], on_red["position"]
+        assert bx + rx == pytest.approx(1, abs=0.01)
+        assert by + ry == pytest.approx(1, abs=0.01)
+        expected = board[on_blue["cell"]]["color"]
+        assert color_seen(on_blue["pixel"]) == expected, on_blue
+        assert color_seen(on_red["pixel"]) == expected, on_red
+
+
+def play_online_to_the_end(blue: TabPage, red: TabPage, rng: random.Random) -> int:
+    """Play random legal clicks (captures first) on whichever page is on turn, until the game ends.
+
+    After every action both pages hold the same pieces; after every move, their canvases are checked too.
+    """
+    pages = [blue, red]
+    states = settle(pages, None)
+    check_drawn_boards(blue, red)
+    actions = 0
+    fork_seen = False
+    while not all(state["over"] for state in states):
+        mover, state = (blue, states[0]) if states[0]["turn"] == "Blue" else (red, states[1])
+        if state["mode"] == "choose-destination" and not fork_seen:
+            fork_seen = True
+            screenshot(mover.page, "online-fork-choice")
+        if actions == 40:
+            screenshot(blue.page, "online-in-progress-blue")
+            screenshot(red.page, "online-in-progress-red")
+        mover.play_once(rng, state)
+        before = states[0]["board"]
+        states = settle(pages, state["version"])
+        assert states[0]["board"] == states[1]["board"]
+        if states[0]["board"] != before:
+            check_drawn_boards(blue, red)
+        actions += 1
+        assert actions < MAX_ACTIONS, "the game does not end"
+    return actions
+
+
+def test_two_players_play_a_whole_online_game_by_clicking(open_page):
+    blue, red = open_page(), open_page()
+    start_online_game(blue, red)
+    board = blue.board()
+    size = len(board) // 4
+    # Each player's own pieces are at the bottom of their board.
+    assert blue.position(0)[1] > 0.7 and blue.position(3 * size)[1] < 0.3
+    assert red.position(3 * size)[1] > 0.7 and red.position(0)[1] < 0.3
+
+    actions = play_online_to_the_end(blue, red, random.Random(3))
+
+    assert actions > 10
+    results = {page.state()["me"]: page.state()["result"] for page in (blue, red)}
+    assert sorted(results.values()) == ["loss", "win"]
+    for page in (blue, red):
+        result = page.state()["result"]
+        end = page.page.locator("#end-screen")
+        expect(end).to_be_visible()
+        expect(end).to_have_attribute("data-result", result)
+        expect(page.page.locator("#end-title")).to_have_text(
+            "You won!" if result == "win" else "alice won" if page is red else "bob won"
+        )
+        screenshot(page.page, f"online-end-{result}")
+
+    # The server's ranking for the group and size now counts the game.
+    winner, nick = (blue, "alice") if results["Blue"] == "win" else (red, "bob")
+    winner.page.click("#end-scores")
+    winner.page.click("#tab-online")
+    rows = winner.page.locator("#online-rows tr")
+    expect(rows).to_have_count(2)
+    expect(rows.first).to_contain_text(nick)
+    screenshot(winner.page, "scoreboard-online")
+    assert blue.errors == [] and red.errors == []
+
+
+def test_a_game_against_the_computer_lands_in_the_local_scoreboard(open_page):
+    player = open_page()
+    player.configure(size=7, opponent="computer", level=1)
+    player.start()
+    rng = random.Random(5)
+    state = player.wait_idle()
+    fork_seen = False
+    actions = 0
+    while not state["over"]:
+        assert state["turn"] == state["me"], state
+        if state["mode"] == "choose-destination" and not fork_seen:
+            fork_seen = True
+            screenshot(player.page, "computer-fork-choice")
+        player.play_once(rng, state)
+        state = player.wait_idle(after=state["version"])
+        actions += 1
+        assert actions < MAX_ACTIONS, "the game does not end"
+
+    result = state["result"]
+    assert result in ("win", "loss")
+    expect(player.page.locator("#end-screen")).to_have_attribute("data-result", result)
+    screenshot(player.page, f"computer-end-{result}")
+
+    badge = "Won" if result == "win" else "Lost"
+    player.page.click("#end-scores")
+    rows = player.page.locator("#local-rows tr")
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_contain_text(badge)
+    expect(player.page.locator("#local-played")).to_have_text("1")
+    screenshot(player.page, "scoreboard-local")
+
+    player.page.reload()
+    player.wait_for("window.tab !== undefined")
+    player.page.click("#open-scoreboard")
+    expect(player.page.locator("#scoreboard")).to_be_visible()
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_contain_text(badge)
+    expect(rows.first.locator("td").nth(2)).to_have_text("7")
+    player.page.click("#tab-online")
+    expect(player.page.locator("#online-status")).to_contain_text("No online games yet")
+    assert player.errors == []
+
+
+def test_refusals_rejoining_and_quitting(open_page):
+    blue, red = open_page(), open_page()
+    blue.click_cell(0)
+    expect(blue.page.locator("#notice")).to_contain_text("No game yet")
+
+    start_online_game(blue, red)
+    version = blue.state()["version"]
+    blue.click_cell(0)
+    expect(blue.page.locator("#notice")).to_contain_text("Throw the sticks first")
+    red.click_sticks()
+    expect(red.page.locator("#notice")).to_contain_text("Not your turn")
+    screenshot(red.page, "refused-not-your-turn")
+    assert blue.state()["version"] == version
+
+    blue.click_sticks()
+    state = settle([blue, red], version)[0]
+    # A piece that cannot move with this throw (or any click when no piece can move) is refused, with a reason.
+    board = blue.board()
+    stuck = [
+        cell for cell, piece in enumerate(board) if piece and piece["color"] == "Blue" and cell not in state["movable"]
+    ]
+    blue.click_cell(stuck[0])
+    expect(blue.page.locator("#notice")).not_to_be_empty()
+    assert blue.state()["version"] == state["version"]
+
+    # A reload keeps the player in the game (nick, password and game id are in sessionStorage).
+    red.page.reload()
+    red.wait_for("window.tab !== undefined && tab.state().phase === 'playing' && !tab.state().busy")
+    assert red.state()["me"] == "Red"
+    assert red.state()["version"] == state["version"]
+    assert red.board() == blue.board()
+    expect(red.page.locator("#user-nick")).to_have_text("bob")
+
+    blue.page.click("#quit")
+    for page in (blue, red):
+        page.wait_for("tab.state().phase === 'over'")
+    assert red.state()["result"] == "win"
+    assert blue.state()["result"] == "loss"
+    expect(red.page.locator("#end-title")).to_have_text("You won!")
+    expect(red.page.locator("#end-detail")).to_have_text("alice left the game.")
+    expect(red.page.locator("#status")).to_contain_text("alice left the game")
+    expect(blue.page.locator("#end-title")).to_have_text("You left the game")
+    screenshot(red.page, "online-end-opponent-left")
+    # The game is over for good: a reload does not bring it back.
+    red.page.reload()
+    red.wait_for("window.tab !== undefined")
+    assert red.state()["phase"] == "idle"
+
+
+def test_keyboard_overlays_and_phone(open_page):
+    desk = open_page()
+    screenshot(desk.page, "start")
+    desk.page.click("#open-instructions")
+    expect(desk.page.locator("#instructions")).to_be_visible()
+    screenshot(desk.page, "instructions")
+    desk.page.keyboard.press("Escape")
+    expect(desk.page.locator("#instructions")).to_be_hidden()
+
+    # A game against the computer, by keyboard: Space on the sticks throws, Enter on the board moves.
+    desk.configure(size=9, opponent="computer", level=3)
+    desk.start()
+    state = desk.wait_idle()
+    while state["mode"] != "choose-piece":
+        assert state["mode"] in ("throw", "pass"), state
+        if state["mode"] == "throw":
+            desk.page.locator("#sticks").focus()
+            desk.page.keyboard.press("Space")
+        else:
+            desk.page.locator("#pass").focus()
+            desk.page.keyboard.press("Enter")
+        state = desk.wait_idle(after=state["version"])
+    expect(desk.page.locator("#board")).to_be_focused()
+    before = desk.board()
+    desk.page.keyboard.press("Enter")
+    state = desk.wait_idle(after=state["version"])
+    assert desk.board() != before
+    desk.page.keyboard.press("ArrowUp")
+    expect(desk.page.locator("#board-cursor")).to_contain_text("Row 2")
+    screenshot(desk.page, "computer-game-in-progress")
+    desk.page.click("#open-scoreboard")
+    screenshot(desk.page, "scoreboard-overlay")
+    desk.page.keyboard.press("Escape")
+
+    phone = open_page(**PHONE)
+    screenshot(phone.page, "phone-start")
+    phone.configure(size=9, opponent="computer", level=2)
+    phone.start()
+    state = phone.wait_idle()
+    phone.click_sticks()
+    phone.wait_idle(after=state["version"])
+    screenshot(phone.page, "phone-game")
+    assert desk.errors == [] and phone.errors == []
