@@ -21,6 +21,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpRe
 from django_eventstream import send_event
 from django_eventstream.views import Listener, get_listener_manager
 
+from tabsite.text import is_text
+
 from . import selectors
 from .models import Game
 
@@ -138,6 +140,8 @@ async def update(request: HttpRequest) -> HttpResponse:
         return JsonResponse({"error": "undefined nick"}, status=400)
     if not public_id:
         return JsonResponse({"error": "undefined game"}, status=400)
+    if len(public_id) > 64 or len(nick) > 64 or not is_text(public_id) or not is_text(nick):
+        return JsonResponse({"error": "Invalid game reference"}, status=400)
     game, plays = await sync_to_async(_find, thread_sensitive=False)(public_id, nick)
     if game is None:
         return JsonResponse({"error": "Invalid game reference"}, status=400)

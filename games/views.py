@@ -7,6 +7,7 @@ from tabsite.api import (
     credentials,
     integer,
     integer_argument,
+    is_group,
     string_argument,
 )
 
@@ -22,7 +23,7 @@ def _is_board_size(size: int) -> bool:
 
 @api_function()
 def join(args: dict[str, Any]) -> dict[str, Any]:
-    group = integer_argument(args, "group", lambda group: group >= 1)
+    group = integer_argument(args, "group", is_group)
     login = credentials(args)
     size = integer_argument(args, "size", _is_board_size)
     game = services.game_join(user_id=authenticated_user(login), group=group, size=size)

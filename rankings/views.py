@@ -1,6 +1,6 @@
 from typing import Any
 
-from tabsite.api import ApiError, api_function, integer, shown
+from tabsite.api import ApiError, api_function, integer, is_group, shown
 
 from .selectors import ranking_top
 
@@ -11,9 +11,9 @@ def ranking(args: dict[str, Any]) -> dict[str, Any]:
     if args.get("group") is None:
         raise ApiError("Undefined group")
     group = integer(args["group"])
-    if group is None or group < 1:
+    if group is None or not is_group(group):
         raise ApiError(f"Invalid group '{shown(args['group'])}'")
     size = integer(args.get("size"))
-    if size is None or size < 1:
+    if size is None or not 1 <= size <= 1000:
         raise ApiError(f"Invalid size '{shown(args.get('size', 'undefined'))}'")
     return {"ranking": ranking_top(group=group, size=size)}

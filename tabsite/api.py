@@ -18,8 +18,12 @@ from django.views.decorators.csrf import csrf_exempt
 from accounts.services import AuthenticationFailed, user_authenticate
 from games.services import GameError
 
+from .text import is_text
+
 NICK_MAX_LENGTH = 32
 PASSWORD_MAX_LENGTH = 128
+# Groups are stored in a 32-bit column (PositiveIntegerField on every database).
+GROUP_MAX = 2**31 - 1
 INTEGER_TEXT = re.compile(r"-?[0-9]{1,18}")
 
 
@@ -47,6 +51,8 @@ def shown(value: Any) -> str:
         text = json.dumps(value)
     else:
         text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    if not is_text(text):
+        text = json.dumps(text)[1:-1]
     return text if len(text) <= 40 else text[:37] + "..."
 
 
@@ -95,11 +101,15 @@ def api_function(
     return decorate
 
 
+def is_group(group: int) -> bool:
+    return 1 <= group <= GROUP_MAX
+
+
 def string_argument(args: dict[str, Any], name: str, max_length: int) -> str:
     if name not in args or args[name] is None:
         raise ApiError(f"undefined {name}")
     value = args[name]
-    if not isinstance(value, str) or not value or len(value) > max_length:
+    if not isinstance(value, str) or not value or len(value) > max_length or not is_text(value):
         raise ApiError(f"invalid {name} '{shown(value)}'")
     return value
 
