@@ -20,10 +20,11 @@ def user_register(*, nick: str, password: str) -> int:
     user_id = credentials.remembered_user_id(nick, password)
     if user_id is not None:
         return user_id
+    user = User(username=nick)
+    # Hash before the transaction: on SQLite a transaction holds the write lock, and a hash takes long.
+    user.set_password(password)
     try:
         with transaction.atomic():
-            user = User(username=nick)
-            user.set_password(password)
             user.save()
     except IntegrityError:
         # Registered meanwhile (or before): then this is a password check.
