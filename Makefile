@@ -11,7 +11,7 @@ export PORT
 PYTHON ?= $(shell for p in python3.14 python3.13 python3.12 python3 $$(ls -d $$HOME/.pyenv/versions/3.1[2-9]*/bin/python3 2>/dev/null); do \
 	$$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1 && { echo $$p; break; }; done)
 
-.PHONY: run test lint migrate superuser clean browser
+.PHONY: run test lint migrate superuser clean browser bench bench-ai
 
 CHROMIUM := /usr/bin/chromium
 
@@ -19,7 +19,7 @@ $(BIN)/.installed: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.12 or newer is needed (Django 6)."; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	touch $@
 
 migrate: $(BIN)/.installed
@@ -43,6 +43,14 @@ browser:
 
 test: lint browser
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# Load on our own server (bench/run.py starts it): games, streams, latency, memory, registrations.
+bench: $(BIN)/.installed
+	$(BIN)/python bench/run.py $(BENCH_ARGS)
+
+# The CPU player's strength: every pair of levels, win rates with confidence intervals, time per move.
+bench-ai:
+	node bench/ai.mjs $(BENCH_AI_ARGS)
 
 superuser: migrate
 	$(BIN)/python manage.py createsuperuser

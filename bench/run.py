@@ -1,0 +1,542 @@
+#!/usr/bin/env python3
+"""`make bench`: start our server as `make run` does, drive it with bench/load.py, report in Markdown.
+
+    python bench/run.py                 # quick: 1,000 games for 30 s, and a small register storm (a few minutes)
+    python bench/run.py --full          # every scenario of issue 4 (about half an hour against today's server)
+    python bench/run.py --games-1k --ranking --profile   # pick scenarios; profile the server with py-spy
+    python bench/run.py --games-1k --rate-1k 10,20,40,80 --duration 20   # one phase per rate, same games
+
+Each scenario gets a fresh server (gunicorn -c tabsite/gunicorn.conf.py tabsite.asgi:application, uvicorn
+workers, WEB_CONCURRENCY as given) on a free loopback port, with TAB_VAR_DIR=var/bench/<timestamp>/<scenario>/, so
+a fresh SQLite database migrated first; DATABASE_URL and REDIS_URL are passed on when set (PostgreSQL and Redis are
+then shared by the scenarios, not fresh). The game scenarios run the server with Django's MD5 password hasher
+(PASSWORD_HASHERS): registering thousands of players with the production PBKDF2 hasher would take most of the run;
+the register storm is measured with both. The turn timeout is raised to an hour (TAB_TURN_TIMEOUT) so that no game
+expires while the others are being set up. The report goes to stdout and to var/bench/latest.md (and the run's
+folder), ready to paste into BENCHMARKS.md. The server is stopped at the end, on errors and on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import contextlib
+import json
+import os
+import platform
+import re
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+LOAD = ROOT / "bench" / "load.py"
+BIN = Path(sys.executable).parent
+FAST_HASHER = "django.contrib.auth.hashers.MD5PasswordHasher"
+TURN_TIMEOUT = "3600"
+STREAMS_READY = "pairing snapshot on every one"
+QUANTILES = ("p50", "p95", "p99", "max")
+PROFILE_RATE = 20
+IDLE_FRAMES = {
+    "_worker (concurrent/futures/thread.py)",
+    "Condition.wait (threading.py)",
+    "Event.wait (threading.py)",
+    "Thread._wait_for_tstate_lock (threading.py)",
+    "Arbiter.wait_for_signals (gunicorn/arbiter.py)",
+    "Arbiter.sleep (gunicorn/arbiter.py)",
+}
+
+
+def machine_busy(seconds: float = 2.0) -> float:
+    """CPU used by the whole machine over a few seconds, in % of one core (from /proc/stat)."""
+
+    def busy() -> tuple[float, float]:
+        with open("/proc/stat") as file:
+            fields = [int(x) for x in file.readline().split()[1:]]
+        idle = fields[3] + fields[4]
+        return sum(fields[:8]) - idle, time.monotonic()
+
+    (b0, t0), _ = busy(), time.sleep(seconds)
+    b1, t1 = busy()
+    return (b1 - b0) / os.sysconf("SC_CLK_TCK") / (t1 - t0) * 100
+
+
+def wait_quiet(limit: float, threshold: float = 30.0) -> float:
+    """Wait (up to `limit` s) until other programs leave the machine alone; return how busy it was at the start."""
+    deadline = time.monotonic() + limit
+    while True:
+        busy = machine_busy()
+        if busy < threshold or time.monotonic() >= deadline:
+            if busy >= threshold:
+                say(f"the machine is busy ({busy:.0f}% of one core used by other programs): figures will suffer")
+            return busy
+        say(f"waiting for a quiet machine ({busy:.0f}% of one core busy)")
+        time.sleep(3)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def say(text: str) -> None:
+    print(f"[bench {time.strftime('%H:%M:%S')}] {text}", flush=True)
+
+
+class Server:
+    """Our server, started the way `make run` starts it, on a fresh var folder."""
+
+    def __init__(self, workdir: Path, *, fast_hasher: bool):
+        self.workdir = workdir
+        workdir.mkdir(parents=True, exist_ok=True)
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = workdir / "server.log"
+        self.env = {
+            **os.environ,
+            "TAB_VAR_DIR": str(workdir),
+            "HOST": "127.0.0.1",
+            "PORT": str(self.port),
+            "TAB_TURN_TIMEOUT": os.environ.get("TAB_TURN_TIMEOUT", TURN_TIMEOUT),
+            "PYTHONUNBUFFERED": "1",
+        }
+        self.env.pop("ACCESS_LOG", None)
+        if fast_hasher:
+            self.env["PASSWORD_HASHERS"] = FAST_HASHER
+        else:
+            self.env.pop("PASSWORD_HASHERS", None)
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--noinput", "--verbosity", "0"],
+            cwd=ROOT,
+            env=self.env,
+            check=True,
+        )
+        gunicorn = BIN / "gunicorn"
+        command = [str(gunicorn)] if gunicorn.exists() else [sys.executable, "-m", "gunicorn"]
+        command += ["-c", "tabsite/gunicorn.conf.py", "tabsite.asgi:application"]
+        with self.log.open("wb") as log:
+            # A session of its own: Ctrl-C reaches this script, which then stops the server in order.
+            self.process = subprocess.Popen(
+                command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the server exited ({self.process.returncode}):\n{self.log_tail()}")
+            try:
+                with urllib.request.urlopen(self.url + "/", timeout=2) as response:
+                    if response.status == 200:
+                        return
+            except (urllib.error.URLError, OSError):
+                pass
+            time.sleep(0.2)
+        raise RuntimeError(f"the server did not answer within 60 s:\n{self.log_tail()}")
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
+
+    def log_tail(self, lines: int = 30) -> str:
+        try:
+            return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+    def stop(self) -> None:
+        process = self.process
+        if process is None or process.poll() is not None:
+            return
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(20)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+class Profiler:
+    """py-spy on the server's whole process tree for a while, as collapsed stacks; summarised afterwards."""
+
+    def __init__(self, server: Server, output: Path, duration: float):
+        self.server, self.output, self.duration = server, output, duration
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        py_spy = BIN / "py-spy" if (BIN / "py-spy").exists() else shutil.which("py-spy")
+        if not py_spy:
+            say("py-spy is not installed (pip install py-spy): no profile")
+            return
+        command = [str(py_spy), "record", "--pid", str(self.server.pid), "--subprocesses", "--nonblocking"]
+        command += [
+            "--rate",
+            str(PROFILE_RATE),
+            "--duration",
+            str(int(self.duration)),
+            "--format",
+            "raw",
+            "-o",
+            str(self.output),
+        ]
+        say("profiling: " + shlex.join(command))
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def wait(self) -> None:
+        if self.process is not None:
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                self.process.terminate()
+                self.process.wait()
+
+
+def summarise_profile(path: Path, top: int = 15) -> str:
+    """The hottest functions of a py-spy raw profile: by own samples and including callees."""
+    own: collections.Counter[str] = collections.Counter()
+    inclusive: collections.Counter[str] = collections.Counter()
+    total = 0
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return "(no profile)"
+    idle = 0
+    for line in text.splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack or not count.isdigit():
+            continue
+        n = int(count)
+        frames = [re.sub(r":\d+\)$", ")", frame) for frame in stack.split(";")[2:] if frame]
+        if not frames or frames[-1] in IDLE_FRAMES:
+            # py-spy cannot tell these parked threads from running ones: a thread pool's worker waiting for work,
+            # a thread waiting on a lock or an event, gunicorn's arbiter asleep.
+            idle += n
+            continue
+        total += n
+        own[frames[-1]] += n
+        for frame in set(frames):
+            inclusive[frame] += n
+    if not total:
+        return "(empty profile)"
+    lines = [
+        f"{total} samples of the server's threads that were not parked ({idle} parked samples left out; py-spy, "
+        f"{PROFILE_RATE} Hz). Time inside SQLite (including waits for its write lock) counts here, idle time of "
+        "the event loop shows as Runner.run (uvloop is C).",
+        "",
+        "Own time:",
+        "",
+    ]
+    lines += [f"    {n / total * 100:5.1f}%  {frame}" for frame, n in own.most_common(top)]
+    lines += ["", "Including callees:", ""]
+    lines += [f"    {n / total * 100:5.1f}%  {frame}" for frame, n in inclusive.most_common(top + 15)]
+    return "\n".join(lines)
+
+
+def run_load(name: str, server: Server, load_args: list[str], profile: Profiler | None) -> dict[str, Any]:
+    """Run bench/load.py against the server; return its figures (and pass its output through)."""
+    out = server.workdir / f"{name}.json"
+    command = [sys.executable, str(LOAD), "--url", server.url, "--server-pid", str(server.pid), "--json", str(out)]
+    command += load_args
+    say("$ " + shlex.join([Path(command[0]).name, *command[1:]]))
+    process = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    text_lines: list[str] = []
+
+    def relay() -> None:
+        assert process.stderr is not None
+        for line in process.stderr:
+            sys.stderr.write(line)
+            text_lines.append(line)
+            if profile is not None and STREAMS_READY in line:
+                profile.start()
+
+    reader = threading.Thread(target=relay, daemon=True)
+    reader.start()
+    try:
+        code = process.wait()
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        reader.join(5)
+    if profile is not None:
+        profile.wait()
+    if code != 0 or not out.exists():
+        raise RuntimeError(f"load generator failed ({code}):\n{''.join(text_lines[-15:])}\n{server.log_tail(15)}")
+    return json.loads(out.read_text())
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Markdown
+
+
+def machine() -> str:
+    model = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    ram = "?"
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                ram = f"{int(line.split()[1]) / 2**20:.1f} GiB"
+                break
+    except OSError:
+        pass
+    return (
+        f"{os.cpu_count()} cores (`nproc`), {model}, {ram} RAM; Linux {platform.release()}, "
+        f"Python {platform.python_version()}"
+    )
+
+
+def ms(summary: dict[str, float] | None, *keys: str) -> str:
+    if not summary:
+        return "–"
+
+    def one(value: float) -> str:
+        if value >= 10_000:
+            return f"{value / 1000:.1f} s"
+        return f"{value:.0f}" if value >= 100 else f"{value:.1f}"
+
+    return " / ".join(one(summary[key]) for key in keys)
+
+
+def mib(value: float) -> str:
+    return f"{value / 2**20:.0f} MiB"
+
+
+def game_rows(name: str, f: dict[str, Any]) -> list[str]:
+    sent = f["sent"]
+    errors = f"{f['errors']}" + (f" ({f['errors_http']} HTTP, {f['errors_connection']} conn.)" if f["errors"] else "")
+    per_stream = f.get("rss_per_stream")
+    rows = [
+        f"| scenario | {name} |",
+        "|---|---|",
+        f"| games / streams open (at the end) | {f['games']:,} / {f['streams']:,} ({f['streams_open_at_end']:,}) |",
+        f"| run | {f['duration_s']:.0f} s, board size {f['size']} |",
+        f"| offered (open loop) | {f['offered_per_s']:.0f} actions/s |",
+        f"| sent | {f['sent_total']:,} ({', '.join(f'{k} {v:,}' for k, v in sorted(sent.items()))}); "
+        f"unsent slots (no game ready): {f['unsent_slots']:,} |",
+        f"| achieved | **{f['achieved_per_s']:.1f} actions/s**, of which {f['throws_completed_per_s']:.1f} throws/s |",
+        f"| throw → both streams, p50 / p95 / p99 / max (ms) | **{ms(f['delivery_roll'], *QUANTILES)}** |",
+        f"| any action → both streams, p50 / p95 / p99 / max (ms) | {ms(f['delivery_all'], *QUANTILES)} |",
+        f"| throw → HTTP response, p50 / p95 / p99 (ms) | {ms(f['response_roll'], 'p50', 'p95', 'p99')} |",
+        f"| errors / lost deliveries / streams dropped | {errors} / {f['lost_deliveries']} / {f['streams_dropped']} |",
+    ]
+    if "ranking" in f:
+        r = f["ranking"]
+        rows.append(
+            f"| ranking under this load: offered / achieved, p50 / p95 / p99 (ms), errors | "
+            f"{r['offered_per_s']:.0f}/s / {r['achieved_per_s']:.1f}/s, {ms(r['latency'], 'p50', 'p95', 'p99')}, "
+            f"{r['errors']} |"
+        )
+    rows += [
+        f"| server RSS, whole tree (peak) | {mib(f['server_rss'])} ({mib(f['server_rss_peak'])}) |",
+        f"| server RSS per open stream | {per_stream / 1024:.1f} KiB |" if per_stream is not None else "",
+        f"| server CPU over the run | {f['server_cpu_pct']:.0f}% of one core (of {os.cpu_count()}) |",
+        f"| load generator CPU | {f['loadgen_cpu_pct']:.0f}% of one core |",
+        f"| other programs' CPU during the run (shared machine) | {f.get('other_cpu_pct', 0):.0f}% of one core |",
+        f"| setup: register / join / open streams (requests retried after a 5xx) | {f['register_s']:.0f} s / "
+        f"{f['join_s']:.0f} s / {f['streams_s']:.0f} s ({f.get('setup_retries', 0)}) |",
+    ]
+    return [row for row in rows if row]
+
+
+def storm_rows(results: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    rows = [
+        "| password hasher | accounts registered | in flight | registrations/s | p50 / p95 / p99 / max (ms) | errors "
+        "| server CPU | other programs' CPU |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for hasher, f in results:
+        capped = f" of {f['requested']:,} (time cap)" if f["stopped_by_time_cap"] else ""
+        rows.append(
+            f"| {hasher} | {f['registered']:,}{capped} in {f['wall_s']:.0f} s | {f['concurrency']} | "
+            f"**{f['requests_per_s']:.1f}** | {ms(f['latency'], 'p50', 'p95', 'p99', 'max')} | {f['errors']} | "
+            f"{f['server_cpu_pct']:.0f}% | {f.get('other_cpu_pct', 0):.0f}% |"
+        )
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--full", action="store_true", help="every scenario, at full length")
+    parser.add_argument("--games-1k", action="store_true", help="1,000 games at --rate-1k actions/s")
+    parser.add_argument("--games-5k", action="store_true", help="5,000 games (10,000 streams) at --rate-5k")
+    parser.add_argument("--storm", action="store_true", help="register storm, fast and production hashers")
+    parser.add_argument("--ranking", action="store_true", help="ranking requests under game load")
+    parser.add_argument("--duration", type=float, help="seconds of driving per game scenario (30; 60 with --full)")
+    parser.add_argument(
+        "--rate-1k",
+        default="1000",
+        help="actions/s for 1,000 games (1000 ≈ 500 throws/s: about half of the actions are throws)",
+    )
+    parser.add_argument("--rate-5k", default="400", help="actions/s for 5,000 games (≈ 200 throws/s)")
+    parser.add_argument("--storm-accounts", type=int, help="accounts of the storm (2,000; 10,000 with --full)")
+    parser.add_argument(
+        "--storm-cap", type=float, help="time cap of each storm in s (20; 180 with --full; PBKDF2 at most 60)"
+    )
+    parser.add_argument("--ranking-rate", type=float, default=100, help="ranking requests/s under load")
+    parser.add_argument(
+        "--wait-quiet", type=float, default=120, help="wait up to this many s for other programs to go quiet"
+    )
+    parser.add_argument("--profile", action="store_true", help="record the server with py-spy during game runs")
+    parser.add_argument("--out", type=Path, default=ROOT / "var" / "bench", help="folder of the runs")
+    args = parser.parse_args()
+
+    chosen = {name for name in ("games_1k", "games_5k", "storm", "ranking") if getattr(args, name)}
+    if args.full:
+        chosen = {"games_1k", "games_5k", "storm", "ranking"}
+    elif not chosen:
+        chosen = {"games_1k", "storm"}
+    duration = args.duration or (60.0 if args.full else 30.0)
+    storm_accounts = args.storm_accounts or (10_000 if args.full else 2_000)
+    storm_cap = args.storm_cap or (180.0 if args.full else 20.0)
+
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    run_dir = args.out / stamp
+    run_dir.mkdir(parents=True, exist_ok=True)
+    command = "make bench" if os.environ.get("MAKELEVEL") else shlex.join(["python", "bench/run.py", *sys.argv[1:]])
+    workers = os.environ.get("WEB_CONCURRENCY", "default (gunicorn.conf.py: 1 without REDIS_URL)")
+    database = "PostgreSQL (DATABASE_URL)" if os.environ.get("DATABASE_URL") else "SQLite (WAL), fresh per scenario"
+    events = "Redis (REDIS_URL)" if os.environ.get("REDIS_URL") else "in-process"
+
+    def stop_on_term(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop_on_term)
+
+    sections: list[str] = []
+    storms: list[tuple[str, dict[str, Any]]] = []
+    profiles: list[str] = []
+    server: Server | None = None
+
+    def game_scenario(name: str, label_of: Any, games: int, rates: list[float], extra: list[str]) -> None:
+        nonlocal server
+        say(f"scenario {name}: " + "; ".join(label_of(rate) for rate in rates))
+        busy = wait_quiet(args.wait_quiet)
+        server = Server(run_dir / name, fast_hasher=True)
+        server.start()
+        profiler = None
+        if args.profile:
+            profiler = Profiler(server, run_dir / f"{name}-profile.txt", max(5.0, duration - 5))
+        load_args = ["--games", str(games), "--rate", ",".join(f"{rate:g}" for rate in rates)]
+        results = run_load(name, server, [*load_args, "--duration", str(duration), *extra], profiler)
+        server.stop()
+        for rate, figures in zip(rates, results.get("phases") or [results["games"]], strict=False):
+            label = label_of(rate)
+            rows = game_rows(label, figures)
+            rows.append(f"| machine busy just before (other programs) | {busy:.0f}% of one core |")
+            sections.append(f"### {label}\n\n" + "\n".join(rows))
+        if profiler is not None and profiler.process is not None:
+            summary = summarise_profile(profiler.output)
+            label = label_of(rates[0])
+            profiles.append(f"#### Profile: {label}\n\n{summary}\n\n(raw stacks: `{profiler.output}`)")
+            print(summary, flush=True)
+
+    def rates_of(text: str) -> list[float]:
+        return [float(x) for x in text.split(",")]
+
+    started = time.monotonic()
+    try:
+        if "games_1k" in chosen:
+            game_scenario(
+                "games-1k",
+                lambda rate: f"1,000 games, {rate:g} actions/s offered (≈ {rate / 2:g} throws/s), {duration:g} s",
+                1000,
+                rates_of(args.rate_1k),
+                [],
+            )
+        if "games_5k" in chosen:
+            game_scenario(
+                "games-5k",
+                lambda rate: (
+                    f"5,000 games (10,000 streams), {rate:g} actions/s offered (≈ {rate / 2:g} throws/s), "
+                    f"{duration:g} s"
+                ),
+                5000,
+                rates_of(args.rate_5k),
+                ["--setup-timeout", "900"],
+            )
+        if "ranking" in chosen:
+            game_scenario(
+                "ranking",
+                lambda rate: (
+                    f"ranking at {args.ranking_rate:g}/s under 1,000 games at {rate:g} actions/s, {duration:g} s"
+                ),
+                1000,
+                [rates_of(args.rate_1k)[0] / 2],
+                ["--ranking-rate", str(args.ranking_rate), "--ranking-seed", "200"],
+            )
+        if "storm" in chosen:
+            for hasher, fast in (("MD5 (test hasher)", True), ("PBKDF2 (Django's default, production)", False)):
+                say(f"scenario register storm, {hasher}")
+                wait_quiet(args.wait_quiet)
+                server = Server(run_dir / ("storm-md5" if fast else "storm-pbkdf2"), fast_hasher=fast)
+                server.start()
+                # PBKDF2 costs most of a second of CPU per account: its storm is capped at a minute.
+                cap = storm_cap if fast else min(storm_cap, 60.0)
+                load_args = ["--register-storm", str(storm_accounts), "--storm-duration", str(cap)]
+                load_args += ["--concurrency", "64" if fast else "16"]
+                storms.append((hasher, run_load("storm", server, load_args, None)["register_storm"]))
+                server.stop()
+    except KeyboardInterrupt:
+        say("interrupted: stopping the server")
+        return 130
+    finally:
+        if server is not None:
+            server.stop()
+
+    header = [
+        f"## Benchmark of {time.strftime('%Y-%m-%d %H:%M %Z')}",
+        "",
+        f"- Command: `{command}` ({time.monotonic() - started:.0f} s in all)",
+        f"- Machine: {machine()}; the load generator runs on the same machine",
+        f"- Server: gunicorn + uvicorn workers, WEB_CONCURRENCY={workers}; database: {database}; events: {events}",
+        "- Game scenarios: server started with PASSWORD_HASHERS=MD5PasswordHasher (setup speed only) and "
+        f"TAB_TURN_TIMEOUT={TURN_TIMEOUT}; load generator `bench/load.py` (aiohttp, uvloop), latency counted from "
+        "each action's scheduled time (open loop)",
+    ]
+    body = list(sections)
+    if storms:
+        body.append(
+            f"### Register storm ({storm_accounts:,} new accounts, time cap {storm_cap:.0f} s, PBKDF2 at most 60 s)\n\n"
+            + "\n".join(storm_rows(storms))
+        )
+    markdown = "\n".join(header) + "\n\n" + "\n\n".join(body) + "\n"
+    if profiles:
+        markdown += "\n" + "\n\n".join(profiles) + "\n"
+    (run_dir / "report.md").write_text(markdown)
+    (args.out / "latest.md").write_text(markdown)
+    print("\n" + markdown, flush=True)
+    say(f"written to {args.out / 'latest.md'} and {run_dir / 'report.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
