@@ -1,7 +1,7 @@
 // The CPU player: a random mover, a greedy one, and expectiminimax over the sticks' real probabilities.
 // Every move it considers comes from the rules engine (rules/tab.js); this module only weighs them.
 
-import { BLUE, THROW_PROBABILITIES, opponent, ownPathPosition, throwOfValue } from "./rules/tab.js";
+import { BLUE, RED, THROW_PROBABILITIES, opponent, ownPathPosition, throwOfValue } from "./rules/tab.js";
 
 export const LEVELS = Object.freeze([
   Object.freeze({ level: 1, name: "Random" }),
@@ -53,7 +53,6 @@ export function chooseMove(state, level, random = Math.random, options = {}) {
   const search = new Search(state, {
     maxDepth: options.maxDepth ?? settings.depth,
     budget: options.budget ?? settings.budget ?? Infinity,
-    maxNodes: options.maxNodes ?? Infinity,
   });
   const move = search.bestMove(moves, random);
   if (options.stats) Object.assign(options.stats, { depth: search.depth, nodes: search.nodes });
@@ -92,36 +91,35 @@ function ownRow(cell, color, size) {
   return Math.floor(ownPathPosition(cell, color, size) / size);
 }
 
-/** Return the greedy choice: captures first, then safety, then progress. */
+/**
+ * Return the greedy choice: a capture first, then safety (where the opponent's next throw can land, weighted by
+ * its probability), then small nudges: starting new pieces, leaving the home row, entering the last row usefully.
+ */
 function greedyMove(state, moves, random) {
-  const color = state.turn;
+  const { turn: color, size } = state;
   const rival = opponent(color);
-  const size = state.size;
-  const threatsBefore = reach(state, rival);
-  const rivalsUnmoved = state.pieces.filter((piece) => piece?.color === rival && !piece.inMotion).length;
+  const dangerBefore = reach(state, rival);
+  const rivalsAtHome = countInRow(state, rival, 0);
   let best = [];
   let bestScore = -Infinity;
   for (const move of moves) {
     const after = state.clone();
     after.apply(move);
     if (after.winner !== null) return move;
-    const piece = after.pieces[move.destination];
-    const threatsAfter = reach(after, rival);
+    const dangerAfter = reach(after, rival);
     let score = move.captures ? 1000 : 0;
-    score -= 400 * threatsAfter[move.destination];
-    score += 300 * threatsBefore[move.origin]; // escaping
-    // Pieces left behind that the move exposes or shields.
+    score -= 400 * dangerAfter[move.destination];
+    score += 300 * dangerBefore[move.origin];
     for (let cell = 0; cell < after.pieces.length; cell++) {
       if (cell !== move.destination && after.pieces[cell]?.color === color) {
-        score -= 100 * (threatsAfter[cell] - threatsBefore[cell]);
+        score -= 100 * (dangerAfter[cell] - dangerBefore[cell]); // the pieces the move exposes or shields
       }
     }
     const from = ownRow(move.origin, color, size);
     const to = ownRow(move.destination, color, size);
-    if (!state.pieces[move.origin].inMotion) score += 20; // a tâb spent on a new piece widens later choices
-    if (to === 3 && from !== 3) score += rivalsUnmoved > 0 ? 30 : -10;
-    if (from === 0 && to > 0) score += 10; // leaving the home row frees the pieces in the last row
-    if (piece.reachedLastRow && to === 3 && !hasPieceInRow(after, color, 0)) score += 5;
+    if (!state.pieces[move.origin].inMotion) score += 20;
+    if (from === 0 && to > 0) score += 10; // the last row's pieces wait until the home row is empty
+    if (to === 3 && from !== 3) score += rivalsAtHome > 0 ? 30 : -10; // pieces to take there, or a dead end
     if (score > bestScore + 1e-9) {
       bestScore = score;
       best = [move];
@@ -132,12 +130,13 @@ function greedyMove(state, moves, random) {
   return best[Math.floor(random() * best.length)];
 }
 
-function hasPieceInRow(state, color, row) {
+function countInRow(state, color, row) {
   const { size, pieces } = state;
+  let count = 0;
   for (let cell = 0; cell < pieces.length; cell++) {
-    if (pieces[cell]?.color === color && ownRow(cell, color, size) === row) return true;
+    if (pieces[cell]?.color === color && ownRow(cell, color, size) === row) count++;
   }
-  return false;
+  return count;
 }
 
 // Zobrist keys: two 32-bit words per (cell, kind of piece), kind = color × inMotion × reachedLastRow.
@@ -171,12 +170,11 @@ class Timeout extends Error {}
 
 /** Expectiminimax with alpha-beta at the players' nodes and Star1 bounds at the chance nodes. */
 class Search {
-  constructor(state, { maxDepth, budget, maxNodes }) {
+  constructor(state, { maxDepth, budget }) {
     this.root = state;
     this.color = state.turn;
     this.rival = opponent(state.turn);
     this.maxDepth = maxDepth;
-    this.maxNodes = maxNodes;
     this.started = performance.now();
     this.deadline = this.started + budget;
     this.nodes = 0;
@@ -193,7 +191,7 @@ class Search {
     this.depth = 0;
     for (let depth = 1; depth <= this.maxDepth; depth++) {
       const nodesBefore = this.nodes;
-      const timeBefore = performance.now();
+      const started = performance.now();
       let result;
       try {
         result = this.rootIteration(ranked, hash, depth);
@@ -210,8 +208,7 @@ class Search {
       const growth = previousNodes > 0 ? Math.max(3, spent / previousNodes) : 10;
       previousNodes = spent;
       const now = performance.now();
-      if (this.nodes + spent * growth > this.maxNodes) break;
-      if (now + (now - timeBefore) * growth > this.deadline) break;
+      if (now + (now - started) * growth > this.deadline) break;
     }
     return chosen[Math.floor(random() * chosen.length)].move;
   }
@@ -231,9 +228,7 @@ class Search {
 
   tick() {
     this.nodes++;
-    if ((this.nodes & 255) === 0 && (performance.now() > this.deadline || this.nodes > this.maxNodes * 4)) {
-      throw new Timeout();
-    }
+    if ((this.nodes & 63) === 0 && performance.now() > this.deadline) throw new Timeout();
   }
 
   /** Return the two words of the Zobrist hash of `state` (pieces and turn). */
@@ -371,7 +366,7 @@ class Search {
   /** Return the value of `state` (nobody has thrown yet) for the searching player, in (LOSS, WIN). */
   evaluate(state) {
     const { size, pieces, turn } = state;
-    const homeRowOccupied = { [BLUE]: false, [opponent(BLUE)]: false };
+    const homeRowOccupied = { [BLUE]: false, [RED]: false };
     for (let cell = 0; cell < pieces.length; cell++) {
       const piece = pieces[cell];
       if (piece !== null && ownRow(cell, piece.color, size) === 0) homeRowOccupied[piece.color] = true;

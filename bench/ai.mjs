@@ -1,0 +1,215 @@
+// Strength of the CPU levels (static/js/ai.js): every pair of levels plays the same number of games, each
+// level starting half of them. Usage: node bench/ai.mjs [--games N] [--size S] [--budget MS] [--full-games M]
+//   --games N       games per pairing (default 1000)
+//   --size S        columns of the board (default 9)
+//   --budget MS     the hardest level's time per move in the main run (default: its full budget)
+//   --full-games M  games per pairing of a second, smaller run of the hardest level at its full budget against
+//                   each other level (default 100 when --budget reduces it, else none)
+//   --workers W     threads (default: one per core)
+
+import os from "node:os";
+import { fileURLToPath } from "node:url";
+import { Worker, isMainThread, parentPort } from "node:worker_threads";
+
+import { LEVELS, chooseMove } from "../static/js/ai.js";
+import { BLUE, DEFAULT_SIZE, State, randomThrow } from "../static/js/rules/tab.js";
+
+const HARDEST = LEVELS.at(-1);
+// A game that long has stopped being about skill (none has come close in practice).
+const MAX_ACTIONS = 20_000;
+const CHUNK = 10;
+
+/** Return a seeded generator of floats in [0, 1) (mulberry32). */
+function seeded(seed) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Play one game; return the winning level (null for a game cut at MAX_ACTIONS) and the time of each move. */
+function playGame({ size, blue, red, seed, budgets }) {
+  const sticks = seeded(seed);
+  const choices = seeded(seed ^ 0x5bd1e995);
+  const state = State.initial(size);
+  const timing = { [blue]: [], [red]: [] };
+  for (let actions = 0; state.winner === null && actions < MAX_ACTIONS; actions++) {
+    if (state.canThrow) state.throw(randomThrow(sticks));
+    else if (state.mustPass) state.passTurn();
+    else {
+      const level = state.turn === BLUE ? blue : red;
+      const started = performance.now();
+      const move = chooseMove(state, level, choices, { budget: budgets[level] });
+      timing[level].push(performance.now() - started);
+      state.apply(move);
+    }
+  }
+  return { winner: state.winner === null ? null : state.winner === BLUE ? blue : red, timing };
+}
+
+/** Play games `first` … `first + count - 1` of a pairing and sum up what the report needs. */
+function playChunk({ size, weaker, stronger, first, count, budgets, run }) {
+  const result = { strongerWins: 0, weakerWins: 0, cut: 0, time: {} };
+  for (const level of [weaker, stronger]) result.time[level] = { moves: 0, total: 0, max: 0 };
+  for (let game = first; game < first + count; game++) {
+    // Each level starts half of the games.
+    const [blue, red] = game % 2 === 0 ? [stronger, weaker] : [weaker, stronger];
+    const seed = (run * 7919 + weaker * 1_000_003 + stronger * 10_007 + game * 2_654_435_761) | 0;
+    const { winner, timing } = playGame({ size, blue, red, seed, budgets });
+    if (winner === stronger) result.strongerWins++;
+    else if (winner === weaker) result.weakerWins++;
+    else result.cut++;
+    for (const level of [weaker, stronger]) {
+      const sum = result.time[level];
+      for (const ms of timing[level]) {
+        sum.moves++;
+        sum.total += ms;
+        sum.max = Math.max(sum.max, ms);
+      }
+    }
+  }
+  return result;
+}
+
+/** Return the 95% Wilson score interval of `wins` out of `games`. */
+function wilson(wins, games) {
+  const z = 1.959964;
+  const p = wins / games;
+  const denominator = 1 + (z * z) / games;
+  const centre = (p + (z * z) / (2 * games)) / denominator;
+  const half = (z * Math.sqrt((p * (1 - p)) / games + (z * z) / (4 * games * games))) / denominator;
+  return [centre - half, centre + half];
+}
+
+/** Play every pairing on a pool of workers; resolve to the summed results by pairing. */
+function runPairings(pairings, { size, games, budgets, run, workers }) {
+  const tasks = [];
+  for (const [weaker, stronger] of pairings) {
+    for (let first = 0; first < games; first += CHUNK) {
+      tasks.push({ size, weaker, stronger, first, count: Math.min(CHUNK, games - first), budgets, run });
+    }
+  }
+  // The slow pairings first, so that no thread is left alone with one at the end.
+  tasks.sort((a, b) => b.stronger + b.weaker - (a.stronger + a.weaker));
+  const results = new Map(pairings.map(([weaker, stronger]) => [`${weaker}-${stronger}`, null]));
+  return new Promise((resolve, reject) => {
+    let next = 0;
+    let running = 0;
+    const feed = (worker) => {
+      if (next < tasks.length) {
+        worker.postMessage(tasks[next++]);
+        running++;
+      } else {
+        worker.terminate();
+        if (running === 0 && [...results.values()].every((result) => result !== null)) resolve(results);
+      }
+    };
+    for (let index = 0; index < Math.min(workers, tasks.length); index++) {
+      const worker = new Worker(fileURLToPath(import.meta.url));
+      worker.on("error", reject);
+      worker.on("message", ({ task, result }) => {
+        running--;
+        const id = `${task.weaker}-${task.stronger}`;
+        results.set(id, merge(results.get(id), result));
+        feed(worker);
+      });
+      feed(worker);
+    }
+  });
+}
+
+function merge(sum, part) {
+  if (sum === null) return part;
+  const merged = {
+    strongerWins: sum.strongerWins + part.strongerWins,
+    weakerWins: sum.weakerWins + part.weakerWins,
+    cut: sum.cut + part.cut,
+    time: {},
+  };
+  for (const level of Object.keys(sum.time)) {
+    merged.time[level] = {
+      moves: sum.time[level].moves + part.time[level].moves,
+      total: sum.time[level].total + part.time[level].total,
+      max: Math.max(sum.time[level].max, part.time[level].max),
+    };
+  }
+  return merged;
+}
+
+function table(pairings, results) {
+  const rows = [["pairing", "games", "stronger wins", "95% CI", "ms/move avg (max), stronger", "weaker"]];
+  for (const [weaker, stronger] of pairings) {
+    const result = results.get(`${weaker}-${stronger}`);
+    const games = result.strongerWins + result.weakerWins + result.cut;
+    const [low, high] = wilson(result.strongerWins, games);
+    const time = (level) => {
+      const { moves, total, max } = result.time[level];
+      return `L${level}: ${(total / moves).toFixed(2)} (${max.toFixed(1)})`;
+    };
+    const percent = (x) => `${(100 * x).toFixed(1)}%`;
+    rows.push([
+      `L${stronger} vs L${weaker}`,
+      String(games) + (result.cut > 0 ? ` (${result.cut} cut)` : ""),
+      percent(result.strongerWins / games),
+      `${percent(low)} – ${percent(high)}`,
+      time(stronger),
+      time(weaker),
+    ]);
+  }
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join("  ").trimEnd()).join("\n");
+}
+
+function parseArguments(argv) {
+  const options = { games: 1000, size: DEFAULT_SIZE, budget: HARDEST.budget, fullGames: null, workers: null };
+  const names = { "--games": "games", "--size": "size", "--budget": "budget", "--full-games": "fullGames", "--workers": "workers" };
+  for (let index = 0; index < argv.length; index += 2) {
+    const name = names[argv[index]];
+    const value = Number(argv[index + 1]);
+    if (name === undefined || !Number.isInteger(value) || value < 0) {
+      console.log("usage: node bench/ai.mjs [--games N] [--size S] [--budget MS] [--full-games M] [--workers W]");
+      process.exit(2);
+    }
+    options[name] = value;
+  }
+  options.workers ??= os.availableParallelism?.() ?? os.cpus().length;
+  options.fullGames ??= options.budget < HARDEST.budget ? 100 : 0;
+  return options;
+}
+
+async function main() {
+  const options = parseArguments(process.argv.slice(2));
+  const { games, size, budget, fullGames, workers } = options;
+  const levels = LEVELS.map((entry) => entry.level);
+  const pairings = [];
+  for (const stronger of levels) for (const weaker of levels) if (weaker < stronger) pairings.push([weaker, stronger]);
+  const names = LEVELS.map(({ level, name }) => `L${level} ${name}`).join(", ");
+  console.log(`Tâb CPU levels on a ${size}-column board, ${workers} threads: ${names}`);
+
+  let started = performance.now();
+  const reduced = budget < HARDEST.budget;
+  console.log(
+    `\n${games} games per pairing, each level starting half of them` +
+      (reduced ? `; L${HARDEST.level} limited to ${budget} ms per move (full budget: ${HARDEST.budget} ms)` : ""),
+  );
+  const main = await runPairings(pairings, { size, games, budgets: { [HARDEST.level]: budget }, run: 1, workers });
+  console.log(table(pairings, main));
+  console.log(`(${((performance.now() - started) / 1000).toFixed(0)} s)`);
+
+  if (fullGames > 0) {
+    started = performance.now();
+    const against = levels.filter((level) => level !== HARDEST.level).map((level) => [level, HARDEST.level]);
+    console.log(`\n${fullGames} games per pairing with L${HARDEST.level} at its full budget (${HARDEST.budget} ms per move)`);
+    const full = await runPairings(against, { size, games: fullGames, budgets: {}, run: 2, workers });
+    console.log(table(against, full));
+    console.log(`(${((performance.now() - started) / 1000).toFixed(0)} s)`);
+  }
+}
+
+if (isMainThread) {
+  await main();
+} else {
+  parentPort.on("message", (task) => parentPort.postMessage({ task, result: playChunk(task) }));
+}
