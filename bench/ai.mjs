@@ -1,10 +1,14 @@
 // Strength of the CPU levels (static/js/ai.js): every pair of levels plays the same number of games, each
-// level starting half of them. Usage: node bench/ai.mjs [--games N] [--size S] [--budget MS] [--full-games M]
+// level starting half of them, on as many threads as there are cores.
+//
+//   node bench/ai.mjs [--games N] [--size S] [--budget MS] [--full-games M] [--workers W]
+//
 //   --games N       games per pairing (default 1000)
 //   --size S        columns of the board (default 9)
-//   --budget MS     the hardest level's time per move in the main run (default: its full budget)
-//   --full-games M  games per pairing of a second, smaller run of the hardest level at its full budget against
-//                   each other level (default 100 when --budget reduces it, else none)
+//   --budget MS     the hardest level's time per move in that main run (default 10). At its full budget
+//                   (700 ms, a few hundred ms used on average) 4,000 games would take hours on two cores.
+//   --full-games M  games of a second, smaller run where the hardest level has its full budget, against the
+//                   random and the greedy levels (default 50 each; 0 skips it)
 //   --workers W     threads (default: one per core)
 
 import os from "node:os";
@@ -12,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { Worker, isMainThread, parentPort } from "node:worker_threads";
 
 import { LEVELS, chooseMove } from "../static/js/ai.js";
-import { BLUE, DEFAULT_SIZE, State, randomThrow } from "../static/js/rules/tab.js";
+import { BLUE, DEFAULT_SIZE, MAX_SIZE, MIN_SIZE, State, randomThrow } from "../static/js/rules/tab.js";
 
 const HARDEST = LEVELS.at(-1);
 // A game that long has stopped being about skill (none has come close in practice).
@@ -163,49 +167,67 @@ function table(pairings, results) {
 }
 
 function parseArguments(argv) {
-  const options = { games: 1000, size: DEFAULT_SIZE, budget: HARDEST.budget, fullGames: null, workers: null };
+  const options = { games: 1000, size: DEFAULT_SIZE, budget: 10, fullGames: 50, workers: null };
   const names = { "--games": "games", "--size": "size", "--budget": "budget", "--full-games": "fullGames", "--workers": "workers" };
   for (let index = 0; index < argv.length; index += 2) {
     const name = names[argv[index]];
     const value = Number(argv[index + 1]);
-    if (name === undefined || !Number.isInteger(value) || value < 0) {
-      console.log("usage: node bench/ai.mjs [--games N] [--size S] [--budget MS] [--full-games M] [--workers W]");
-      process.exit(2);
-    }
+    if (name === undefined || !Number.isInteger(value) || value < (name === "fullGames" ? 0 : 1)) usage();
     options[name] = value;
   }
+  const { size } = options;
+  if (size < MIN_SIZE || size > MAX_SIZE || size % 2 === 0) usage(`the size is odd, from ${MIN_SIZE} to ${MAX_SIZE}`);
   options.workers ??= os.availableParallelism?.() ?? os.cpus().length;
-  options.fullGames ??= options.budget < HARDEST.budget ? 100 : 0;
+  if (options.budget >= HARDEST.budget) options.fullGames = 0; // the main run is already at full budget
   return options;
 }
 
-async function main() {
-  const options = parseArguments(process.argv.slice(2));
-  const { games, size, budget, fullGames, workers } = options;
-  const levels = LEVELS.map((entry) => entry.level);
-  const pairings = [];
-  for (const stronger of levels) for (const weaker of levels) if (weaker < stronger) pairings.push([weaker, stronger]);
-  const names = LEVELS.map(({ level, name }) => `L${level} ${name}`).join(", ");
-  console.log(`Tâb CPU levels on a ${size}-column board, ${workers} threads: ${names}`);
+function usage(problem) {
+  if (problem) console.log(problem);
+  console.log("usage: node bench/ai.mjs [--games N] [--size S] [--budget MS] [--full-games M] [--workers W]");
+  process.exit(2);
+}
 
-  let started = performance.now();
-  const reduced = budget < HARDEST.budget;
-  console.log(
-    `\n${games} games per pairing, each level starting half of them` +
-      (reduced ? `; L${HARDEST.level} limited to ${budget} ms per move (full budget: ${HARDEST.budget} ms)` : ""),
+/** Return, by level, the time per move over every pairing the level played. */
+function timesByLevel(results) {
+  const byLevel = new Map();
+  for (const result of results.values()) {
+    for (const [level, { moves, total, max }] of Object.entries(result.time)) {
+      const sum = byLevel.get(level) ?? { moves: 0, total: 0, max: 0 };
+      byLevel.set(level, { moves: sum.moves + moves, total: sum.total + total, max: Math.max(sum.max, max) });
+    }
+  }
+  return [...byLevel].sort(([a], [b]) => a - b).map(([level, { moves, total, max }]) =>
+    `L${level} ${(total / moves).toFixed(2)} ms avg, ${max.toFixed(1)} ms max (${moves} moves)`,
   );
+}
+
+async function main() {
+  const { games, size, budget, fullGames, workers } = parseArguments(process.argv.slice(2));
+  const levels = LEVELS.map((entry) => entry.level);
+  const pairings = levels.flatMap((stronger) => levels.filter((weaker) => weaker < stronger).map((weaker) => [weaker, stronger]));
+  const started = performance.now();
+  const seconds = (since) => `${((performance.now() - since) / 1000).toFixed(0)} s`;
+  console.log(`Tâb CPU levels on a ${size}-column board, ${workers} threads`);
+  console.log(LEVELS.map(({ level, name }) => `  L${level}: ${name}`).join("\n"));
+
+  const budgetNote =
+    budget < HARDEST.budget ? `; L${HARDEST.level} limited to ${budget} ms per move (its full budget: ${HARDEST.budget} ms)` : "";
+  console.log(`\n${games} games per pairing, each level starting half of them${budgetNote}`);
   const main = await runPairings(pairings, { size, games, budgets: { [HARDEST.level]: budget }, run: 1, workers });
   console.log(table(pairings, main));
-  console.log(`(${((performance.now() - started) / 1000).toFixed(0)} s)`);
+  console.log(`time per move: ${timesByLevel(main).join("; ")}`);
+  console.log(`(${seconds(started)})`);
 
   if (fullGames > 0) {
-    started = performance.now();
-    const against = levels.filter((level) => level !== HARDEST.level).map((level) => [level, HARDEST.level]);
-    console.log(`\n${fullGames} games per pairing with L${HARDEST.level} at its full budget (${HARDEST.budget} ms per move)`);
+    const fullStarted = performance.now();
+    const against = [1, 2].map((level) => [level, HARDEST.level]);
+    console.log(`\n${fullGames} games per pairing, L${HARDEST.level} at its full budget (${HARDEST.budget} ms per move)`);
     const full = await runPairings(against, { size, games: fullGames, budgets: {}, run: 2, workers });
     console.log(table(against, full));
-    console.log(`(${((performance.now() - started) / 1000).toFixed(0)} s)`);
+    console.log(`(${seconds(fullStarted)})`);
   }
+  console.log(`\ntotal ${seconds(started)}`);
 }
 
 if (isMainThread) {

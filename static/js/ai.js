@@ -1,8 +1,9 @@
 // The CPU player: a random mover, a greedy one, and expectiminimax over the sticks' real probabilities.
 // Every move it considers comes from the rules engine (rules/tab.js); this module only weighs them.
 
-import { BLUE, RED, THROW_PROBABILITIES, opponent, ownPathPosition, throwOfValue } from "./rules/tab.js";
+import { BLUE, THROW_PROBABILITIES, opponent, ownPathPosition, throwOfValue } from "./rules/tab.js";
 
+// Levels 3 and up search `depth` moves ahead; the hardest one deepens move by move until `budget` ms would run out.
 export const LEVELS = Object.freeze([
   Object.freeze({ level: 1, name: "Random" }),
   Object.freeze({ level: 2, name: "Greedy" }),
@@ -24,13 +25,14 @@ const THROWS = [2, 1, 3, 4, 6].map((value) => {
 const WIN = 1;
 const LOSS = -1;
 
-// Log-odds of winning, fitted by logistic regression on positions from self-play games (size 9).
+// Log-odds of winning: first fitted by logistic regression on positions from self-play games (size 9), then
+// tuned by matches between variants (the regression, fooled by late-game positions, overrated the last row).
 const WEIGHTS = {
   // A piece, by where it stands on its own path:
-  homeUnmoved: 0.46, // in its home row, still waiting for a tâb
+  homeUnmoved: 0.4, // in its home row, still waiting for a tâb
   homeMoved: 0.57,
-  middle: 0.61, // rows 1 and 2, where both players circulate
-  lastRow: 0.98, // the opponent's home row: only the opponent's home-row pieces can still take it
+  middle: 0.55, // rows 1 and 2, where both players circulate
+  lastRow: 0.75, // the opponent's home row: only the opponent's home-row pieces can still take it there
   lastRowFrozen: 0.71, // … but stuck there while its own home row is not empty
   // Captures in sight:
   threatOnTurn: 0.55, // probability that the player about to throw can capture
@@ -40,7 +42,12 @@ const WEIGHTS = {
   turn: 0.05,
 };
 
-/** Return the move the CPU plays at `level` in `state` (dice thrown, some legal move). */
+/**
+ * Return the move the CPU plays at `level` in `state` (dice thrown, some legal move), one of `state.legalMoves()`.
+ * `random` only breaks ties, so the choice is the same for the same `random`, except when the hardest level's clock
+ * decides how deep it looks. `options` (for benchmarks and tests): `budget` in ms and `maxDepth` override the
+ * level's, and a `stats` object receives the depth reached and the number of nodes.
+ */
 export function chooseMove(state, level, random = Math.random, options = {}) {
   const moves = state.legalMoves();
   if (moves.length === 0) throw new Error("chooseMove needs a state with a legal move");
@@ -366,10 +373,13 @@ class Search {
   /** Return the value of `state` (nobody has thrown yet) for the searching player, in (LOSS, WIN). */
   evaluate(state) {
     const { size, pieces, turn } = state;
-    const homeRowOccupied = { [BLUE]: false, [RED]: false };
+    let blueAtHome = false;
+    let redAtHome = false;
     for (let cell = 0; cell < pieces.length; cell++) {
       const piece = pieces[cell];
-      if (piece !== null && ownRow(cell, piece.color, size) === 0) homeRowOccupied[piece.color] = true;
+      if (piece === null || ownRow(cell, piece.color, size) !== 0) continue;
+      if (piece.color === BLUE) blueAtHome = true;
+      else redAtHome = true;
     }
     let score = 0;
     for (let cell = 0; cell < pieces.length; cell++) {
@@ -379,7 +389,7 @@ class Search {
       let worth;
       if (row === 0) worth = piece.inMotion ? WEIGHTS.homeMoved : WEIGHTS.homeUnmoved;
       else if (row < 3) worth = WEIGHTS.middle;
-      else worth = homeRowOccupied[piece.color] ? WEIGHTS.lastRowFrozen : WEIGHTS.lastRow;
+      else worth = (piece.color === BLUE ? blueAtHome : redAtHome) ? WEIGHTS.lastRowFrozen : WEIGHTS.lastRow;
       score += piece.color === this.color ? worth : -worth;
     }
     for (const color of [this.color, this.rival]) {
