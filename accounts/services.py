@@ -1,49 +1,96 @@
-"""Accounts: registration and the password check that every API call makes."""
+"""Accounts: registration and the password check that every API call makes.
 
+Both are coroutines, because they run in two kinds of thread: the database work in the process's database thread
+(`sync_to_async`, thread sensitive), and password hashing, hundreds of milliseconds of CPU that releases the GIL, in
+a worker thread, so that hashing never holds up the games of other players.
+"""
+
+from dataclasses import dataclass
+
+from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import check_password, make_password
 from django.db import IntegrityError, transaction
 
 from . import credentials
 
 User = get_user_model()
 
-NICK_MAX_LENGTH = 32
-PASSWORD_MAX_LENGTH = 128
-
 
 class AuthenticationFailed(Exception):
     """The nick and password do not match an active account; str() is the message for the client."""
 
 
-def user_register(*, nick: str, password: str) -> int:
-    """Create the account, or confirm the password of an existing one; return the user id."""
-    user_id = credentials.remembered_user_id(nick, password)
-    if user_id is not None:
-        return user_id
-    user = User(username=nick)
-    # Hash before the transaction: on SQLite a transaction holds the write lock, and a hash takes long.
-    user.set_password(password)
+@dataclass(frozen=True)
+class StoredAccount:
+    user_id: int
+    password: str  # the encoded hash
+    is_active: bool
+
+
+def _stored_account(nick: str) -> StoredAccount | None:
+    row = User.objects.filter(username=nick).values_list("id", "password", "is_active").first()
+    return None if row is None else StoredAccount(*row)
+
+
+def _account_create(nick: str, encoded: str) -> int | None:
+    """Create the account with an already hashed password; return its id, or None if the nick is taken."""
     try:
         with transaction.atomic():
-            user.save()
+            return User.objects.create(username=nick, password=encoded).pk
     except IntegrityError:
-        # Registered meanwhile (or before): then this is a password check.
-        return user_authenticate(nick=nick, password=password)
-    credentials.remember(nick, password, user.pk)
-    return user.pk
+        return None
 
 
-def user_authenticate(*, nick: str, password: str) -> int:
-    """Return the id of the active user with this nick and password, or raise AuthenticationFailed."""
-    user_id = credentials.remembered_user_id(nick, password)
+def _password_store(user_id: int, encoded: str) -> None:
+    User.objects.filter(pk=user_id).update(password=encoded)
+
+
+def _password_check(password: str, encoded: str) -> tuple[bool, str | None]:
+    """Return whether the password matches, and its new hash when the stored one uses outdated parameters."""
+    upgraded: list[str] = []
+    matches = check_password(password, encoded, setter=lambda raw: upgraded.append(make_password(raw)))
+    return matches, upgraded[0] if upgraded else None
+
+
+_in_database_thread = sync_to_async  # thread sensitive: the thread that holds this process's connection
+_hashing = sync_to_async(make_password, thread_sensitive=False)
+_checking = sync_to_async(_password_check, thread_sensitive=False)
+
+
+async def user_register(*, nick: str, password: str) -> int:
+    """Create the account, or confirm the password of an existing one; return the user id."""
+    user_id = await _in_database_thread(credentials.remembered_user_id)(nick, password)
     if user_id is not None:
         return user_id
-    user = User.objects.filter(username=nick).only("id", "username", "password", "is_active").first()
-    if user is None:
+    if await _in_database_thread(_stored_account)(nick) is None:
+        user_id = await _in_database_thread(_account_create)(nick, await _hashing(password))
+        if user_id is not None:
+            await _in_database_thread(credentials.remember)(nick, password, user_id)
+            return user_id
+    # Registered before, or meanwhile: then this is a password check.
+    return await user_authenticate(nick=nick, password=password)
+
+
+async def user_authenticate(*, nick: str, password: str) -> int:
+    """Return the id of the active user with this nick and password, or raise AuthenticationFailed."""
+    user_id = await _in_database_thread(credentials.remembered_user_id)(nick, password)
+    if user_id is not None:
+        return user_id
+    return await user_verify(nick=nick, password=password)
+
+
+async def user_verify(*, nick: str, password: str) -> int:
+    """Check the password against its stored hash (not the cache of verified pairs); return the user id."""
+    account = await _in_database_thread(_stored_account)(nick)
+    if account is None:
         raise AuthenticationFailed("User not registered")
-    if not user.is_active:
+    if not account.is_active:
         raise AuthenticationFailed("This account is disabled")
-    if not user.check_password(password):
+    matches, upgraded = await _checking(password, account.password)
+    if not matches:
         raise AuthenticationFailed("User registered with a different password")
-    credentials.remember(nick, password, user.pk)
-    return user.pk
+    if upgraded is not None:
+        await _in_database_thread(_password_store)(account.user_id, upgraded)
+    await _in_database_thread(credentials.remember)(nick, password, account.user_id)
+    return account.user_id

@@ -6,7 +6,7 @@ from .services import user_register
 
 
 @api_function()
-def register(args: dict[str, Any]) -> dict[str, Any]:
+async def register(args: dict[str, Any]) -> dict[str, Any]:
     nick, password = credentials(args)
-    user_register(nick=nick, password=password)
+    await user_register(nick=nick, password=password)
     return {}

@@ -3,7 +3,7 @@ from typing import Any
 from tabsite.api import (
     ApiError,
     api_function,
-    authenticated_user,
+    as_player,
     credentials,
     integer,
     integer_argument,
@@ -22,40 +22,40 @@ def _is_board_size(size: int) -> bool:
 
 
 @api_function()
-def join(args: dict[str, Any]) -> dict[str, Any]:
+async def join(args: dict[str, Any]) -> dict[str, Any]:
     group = integer_argument(args, "group", is_group)
     login = credentials(args)
     size = integer_argument(args, "size", _is_board_size)
-    game = services.game_join(user_id=authenticated_user(login), group=group, size=size)
+    game = await as_player(login, services.game_join, group=group, size=size)
     return {"game": game.public_id}
 
 
 @api_function()
-def leave(args: dict[str, Any]) -> dict[str, Any]:
+async def leave(args: dict[str, Any]) -> dict[str, Any]:
     login = credentials(args)
     game = string_argument(args, "game", GAME_ID_MAX_LENGTH)
-    services.game_leave(public_id=game, user_id=authenticated_user(login))
+    await as_player(login, services.game_leave, public_id=game)
     return {}
 
 
 @api_function()
-def roll(args: dict[str, Any]) -> dict[str, Any]:
+async def roll(args: dict[str, Any]) -> dict[str, Any]:
     login = credentials(args)
     game = string_argument(args, "game", GAME_ID_MAX_LENGTH)
-    services.game_roll(public_id=game, user_id=authenticated_user(login))
+    await as_player(login, services.game_roll, public_id=game)
     return {}
 
 
 @api_function()
-def pass_turn(args: dict[str, Any]) -> dict[str, Any]:
+async def pass_turn(args: dict[str, Any]) -> dict[str, Any]:
     login = credentials(args)
     game = string_argument(args, "game", GAME_ID_MAX_LENGTH)
-    services.game_pass(public_id=game, user_id=authenticated_user(login))
+    await as_player(login, services.game_pass, public_id=game)
     return {}
 
 
 @api_function()
-def notify(args: dict[str, Any]) -> dict[str, Any]:
+async def notify(args: dict[str, Any]) -> dict[str, Any]:
     login = credentials(args)
     game = string_argument(args, "game", GAME_ID_MAX_LENGTH)
     # Some clients name the cell `move`, as the seed's own text does.
@@ -67,5 +67,5 @@ def notify(args: dict[str, Any]) -> dict[str, Any]:
         raise ApiError("cell is not an integer")
     if cell < 0:
         raise ApiError("cell is negative")
-    services.game_notify(public_id=game, user_id=authenticated_user(login), cell=cell)
+    await as_player(login, services.game_notify, public_id=game, cell=cell)
     return {}

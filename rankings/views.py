@@ -1,12 +1,14 @@
 from typing import Any
 
+from asgiref.sync import sync_to_async
+
 from tabsite.api import ApiError, api_function, integer, is_group, shown
 
 from .selectors import ranking_top
 
 
 @api_function()
-def ranking(args: dict[str, Any]) -> dict[str, Any]:
+async def ranking(args: dict[str, Any]) -> dict[str, Any]:
     # The seed's messages for ranking are capitalised, unlike join's, and a size without games is an empty table.
     if args.get("group") is None:
         raise ApiError("Undefined group")
@@ -16,4 +18,4 @@ def ranking(args: dict[str, Any]) -> dict[str, Any]:
     size = integer(args.get("size"))
     if size is None or not 1 <= size <= 1000:
         raise ApiError(f"Invalid size '{shown(args.get('size', 'undefined'))}'")
-    return {"ranking": ranking_top(group=group, size=size)}
+    return {"ranking": await sync_to_async(ranking_top)(group=group, size=size)}

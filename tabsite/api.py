@@ -1,21 +1,23 @@
 """The course protocol's plumbing, shared by every API function.
 
-A function receives the JSON object of the request body (whatever the Content-Type says), validates its
-arguments with the helpers below, calls one service and returns a dict. The single place that turns a refusal
-into `{"error": …}` with its status code is `api_function`.
+A function is a coroutine: it receives the JSON object of the request body (whatever the Content-Type says),
+validates its arguments with the helpers below on the event loop, runs one service in the database thread and
+returns a dict. The single place that turns a refusal into `{"error": …}` with its status code is `api_function`.
 """
 
 import functools
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from accounts.services import AuthenticationFailed, user_authenticate
+from accounts import credentials as verified
+from accounts.services import AuthenticationFailed, user_verify
 from games.services import GameError
 
 from .text import is_text
@@ -74,21 +76,22 @@ def parse_body(request: HttpRequest) -> dict[str, Any]:
     return data
 
 
-def api_function(
-    method: str = "POST",
-) -> Callable[[Callable[[dict[str, Any]], dict[str, Any]]], Callable[..., JsonResponse]]:
-    """Turn `function(args) -> dict` into a view of the course protocol."""
+ApiFunction = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
-    def decorate(function: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[..., JsonResponse]:
+
+def api_function(method: str = "POST") -> Callable[[ApiFunction], Callable[..., Awaitable[JsonResponse]]]:
+    """Turn `async function(args) -> dict` into a view of the course protocol."""
+
+    def decorate(function: ApiFunction) -> Callable[..., Awaitable[JsonResponse]]:
         @csrf_exempt
         @functools.wraps(function)
-        def view(request: HttpRequest) -> JsonResponse:
+        async def view(request: HttpRequest) -> JsonResponse:
             if request.method != method:
                 response = error_response(f"Method {request.method} not allowed: use {method}", 405)
                 response["Allow"] = f"{method}, OPTIONS"
                 return response
             try:
-                return JsonResponse(function(parse_body(request)))
+                return JsonResponse(await function(parse_body(request)))
             except ApiError as error:
                 return error_response(str(error), error.status)
             except AuthenticationFailed as error:
@@ -141,7 +144,23 @@ def credentials(args: dict[str, Any]) -> tuple[str, str]:
     return string_argument(args, "nick", NICK_MAX_LENGTH), string_argument(args, "password", PASSWORD_MAX_LENGTH)
 
 
-def authenticated_user(nick_and_password: tuple[str, str]) -> int:
-    """Check the nick and password of the request; return the user id."""
-    nick, password = nick_and_password
-    return user_authenticate(nick=nick, password=password)
+_UNVERIFIED = object()
+
+
+def _as_remembered_player[Result](login: tuple[str, str], service: Callable[..., Result], arguments: dict) -> Any:
+    user_id = verified.remembered_user_id(*login)
+    return _UNVERIFIED if user_id is None else service(user_id=user_id, **arguments)
+
+
+async def as_player[Result](login: tuple[str, str], service: Callable[..., Result], **arguments: Any) -> Result:
+    """Run `service(user_id=…, **arguments)` for the player with these credentials, in the database thread.
+
+    A pair verified recently costs one trip to that thread, check and service together; otherwise the password is
+    checked against its hash in a worker thread first.
+    """
+    result = await sync_to_async(_as_remembered_player)(login, service, arguments)
+    if result is not _UNVERIFIED:
+        return result
+    nick, password = login
+    user_id = await user_verify(nick=nick, password=password)
+    return await sync_to_async(service)(user_id=user_id, **arguments)

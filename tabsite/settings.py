@@ -121,8 +121,14 @@ TEMPLATES = [
 
 # Database: SQLite under var/ unless DATABASE_URL says otherwise.
 DATABASE_URL = os.environ.get("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'db.sqlite3'}"
+# The API's database work runs in one thread per process (tabsite/handlers.py), which keeps its connection open;
+# health checks replace a connection that a database restart broke before a request uses it.
 try:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("CONN_MAX_AGE", 0))}
+    DATABASES = {
+        "default": dj_database_url.parse(
+            DATABASE_URL, conn_max_age=env_int("CONN_MAX_AGE", 600), conn_health_checks=True
+        )
+    }
 except ValueError as error:
     raise ImproperlyConfigured(f"DATABASE_URL is not a database URL: {error}") from None
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -169,7 +175,10 @@ if REDIS_URL:
     EVENTSTREAM_REDIS = redis_connection(REDIS_URL)
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # Room for every active player's verified credentials: a full cache evicts them, and each eviction costs a hash.
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "OPTIONS": {"MAX_ENTRIES": 200_000}}
+    }
 
 AUTH_PASSWORD_VALIDATORS: list[dict[str, str]] = []
 if os.environ.get("PASSWORD_HASHERS"):

@@ -4,16 +4,20 @@ import pickle
 import time
 
 import pytest
+from asgiref.sync import async_to_sync
 from django.contrib.auth import get_user_model
-from django.contrib.auth.hashers import check_password
+from django.contrib.auth.hashers import check_password, make_password
 from django.core.cache import cache
 
-from accounts import credentials
-from accounts.services import AuthenticationFailed, user_authenticate, user_register
+from accounts import credentials, services
+from accounts.services import AuthenticationFailed
 
 pytestmark = pytest.mark.django_db
 
 User = get_user_model()
+# The services are coroutines; called from a test's thread, their database work runs in that thread.
+user_register = async_to_sync(services.user_register)
+user_authenticate = async_to_sync(services.user_authenticate)
 
 
 @pytest.fixture
@@ -98,3 +102,15 @@ def test_registering_again_is_a_password_check():
     with pytest.raises(AuthenticationFailed):
         user_register(nick="zp", password="other")
     assert User.objects.filter(username="zp").count() == 1
+
+
+def test_a_hash_with_outdated_parameters_is_upgraded_at_the_next_check(settings):
+    settings.PASSWORD_HASHERS = [
+        "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+        "django.contrib.auth.hashers.MD5PasswordHasher",
+    ]
+    user = User.objects.create(username="zp", password=make_password("secret", hasher="md5"))
+    assert user_authenticate(nick="zp", password="secret") == user.pk
+    user.refresh_from_db()
+    assert user.password.startswith("pbkdf2_sha256$")
+    assert check_password("secret", user.password)

@@ -1,0 +1,56 @@
+"""The ASGI handler for the course protocol: many small requests and thousands of long-lived streams.
+
+It is Django's own `ASGIHandler` with two differences that matter at that scale:
+
+- No `ThreadSensitiveContext` per request. Django's handler gives each request a thread of its own for its
+  synchronous parts, so each request starts a thread and each open stream keeps one parked for its whole life.
+  Here those parts run in asgiref's single synchronous thread of the process: the database thread, which keeps
+  one connection (CONN_MAX_AGE), applies the games' writes one at a time instead of racing for SQLite's write lock,
+  and costs nothing per stream. Slow work (password hashing, a stream's first snapshot) goes to worker threads.
+- Only the middleware the protocol needs, called on the event loop. Django's session, CSRF, authentication and
+  messages middleware serve nothing here, and each would cost two trips to a thread per request.
+
+Everything else (pages, admin, static files) goes to Django's usual handler with the full middleware stack.
+"""
+
+from django.core.handlers.asgi import ASGIHandler
+from django.core.handlers.exception import convert_exception_to_response
+from django.middleware.security import SecurityMiddleware
+
+from .middleware import CorsMiddleware
+
+# The course protocol's functions, at the root of the server.
+API_PATHS = frozenset({"/register", "/join", "/leave", "/roll", "/pass", "/notify", "/update", "/ranking"})
+
+
+class ApiHandler(ASGIHandler):
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            raise ValueError(f"The API serves only HTTP connections, not {scope['type']}")
+        await self.handle(scope, receive, send)
+
+    def load_middleware(self, is_async=False):
+        self._view_middleware = []
+        self._template_response_middleware = []
+        self._exception_middleware = []
+        views = convert_exception_to_response(self._get_response_async)
+        # Its hooks do no I/O (HTTPS redirect, HSTS and the other security headers): called inline on the loop.
+        security = SecurityMiddleware(lambda request: None)
+
+        async def secured(request):
+            return security.process_request(request) or security.process_response(request, await views(request))
+
+        self._middleware_chain = convert_exception_to_response(CorsMiddleware(secured))
+
+
+def application_for(pages: ASGIHandler):
+    """Return the ASGI application: the protocol's paths to `ApiHandler`, the rest to `pages`."""
+    api = ApiHandler()
+
+    async def application(scope, receive, send):
+        if scope["type"] == "http" and scope["path"] in API_PATHS:
+            await api(scope, receive, send)
+        else:
+            await pages(scope, receive, send)
+
+    return application
