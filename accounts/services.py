@@ -47,3 +47,14 @@ def user_authenticate(*, nick: str, password: str) -> int:
         raise AuthenticationFailed("User registered with a different password")
     credentials.remember(nick, password, user.pk)
     return user.pk
+
+
+def user_set_active(*, user_ids: list[int], active: bool) -> int:
+    """Activate or deactivate accounts; return how many changed. A deactivated account's API calls get 401."""
+    with transaction.atomic():
+        users = list(User.objects.select_for_update().filter(pk__in=user_ids, is_active=not active))
+        for user in users:
+            user.is_active = active
+            # save(), not update(): its post_save signal drops the remembered credentials of the account.
+            user.save(update_fields=["is_active"])
+    return len(users)
