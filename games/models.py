@@ -52,9 +52,8 @@ class Game(models.Model):
             ),
             # The sweeper looks only at games whose deadline has passed.
             models.Index(fields=["deadline"], name="game_deadline_idx", condition=models.Q(deadline__isnull=False)),
-            # The history pages: games finished and in play, newest first, and each player's games.
-            models.Index(fields=["-finished_at"], name="game_finished_idx", condition=models.Q(status="finished")),
-            models.Index(fields=["-started_at"], name="game_playing_idx", condition=models.Q(status="playing")),
+            # The history pages list the games that started, newest first: all of them, or a player's.
+            models.Index(fields=["-started_at"], name="game_started_idx", condition=models.Q(started_at__isnull=False)),
             models.Index(fields=["initial_player", "-started_at"], name="game_initial_player_idx"),
             models.Index(fields=["second_player", "-started_at"], name="game_second_player_idx"),
         ]

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, Q, QuerySet
 
 from .models import Game, GameEvent
 from .rules import tab
@@ -81,3 +81,26 @@ def game_record(game: Game) -> dict[str, Any]:
             for event in game.events.all()
         ],
     }
+
+
+def game_with_log(public_id: str) -> Game | None:
+    """Return a game with its players and its whole log, or None."""
+    return (
+        Game.objects.select_related("initial_player", "second_player", "winner")
+        .prefetch_related(Prefetch("events", queryset=GameEvent.objects.select_related("player").order_by("seq")))
+        .filter(public_id=public_id)
+        .first()
+    )
+
+
+def started_games(*, player_id: int | None = None) -> QuerySet[Game]:
+    """Return the games that started (in play or finished), newest first: all of them, or one player's."""
+    games = Game.objects.filter(started_at__isnull=False)
+    if player_id is not None:
+        games = games.filter(Q(initial_player_id=player_id) | Q(second_player_id=player_id))
+    return games.select_related("initial_player", "second_player", "winner").order_by("-started_at", "-pk")
+
+
+def watched_game(public_id: str) -> Game | None:
+    """Return the game a spectator's stream follows (only its key is needed), or None."""
+    return Game.objects.only("pk", "public_id").filter(public_id=public_id).first()

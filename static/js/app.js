@@ -1050,6 +1050,8 @@ class App {
       return;
     }
     status.textContent = "Loading…";
+    const full = $("ranking-full");
+    full.href = `${full.dataset.base}${group}/${size}/`;
     try {
       const rows = await online.ranking(group, size);
       body.replaceChildren(
