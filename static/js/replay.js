@@ -53,7 +53,12 @@ function show(index, { animate = false } = {}) {
   slider.value = String(step);
   $("replay-caption").textContent = caption(step);
   for (const [at, row] of rows) row.classList.toggle("is-current", at === step);
-  rows.get(step)?.scrollIntoView({ block: "nearest" });
+  const row = rows.get(step);
+  if (row) {
+    // Scroll the log alone, never the page: the board must stay in view.
+    const box = row.closest(".table-scroll");
+    box.scrollTop = row.offsetTop - box.clientHeight / 2;
+  }
   $("replay-back").disabled = $("replay-first").disabled = step === 0;
   $("replay-forward").disabled = $("replay-last").disabled = over;
   if (over) pause();
@@ -95,6 +100,7 @@ window.replay = Object.freeze({
   playing: () => timer !== null,
   board: () => board.view.pieces,
   position: () => frames[step].position,
+  pieces: (index) => frames[index].position.pieces,
 });
 
 show(0);
