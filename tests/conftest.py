@@ -142,3 +142,17 @@ def start_game(api):
         return body["game"]
 
     return start
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium driven by Playwright, one per test module."""
+    from playwright.sync_api import sync_playwright
+
+    from .browser import CHROMIUM, launch
+
+    require(CHROMIUM.exists(), "Chromium (/usr/bin/chromium)")
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        yield browser
+        browser.close()

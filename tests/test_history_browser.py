@@ -8,25 +8,15 @@ watched on its page, which follows the game's spectator stream and never the pla
 import random
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
-from .browser import CHROMIUM, WAIT_MS, launch, screenshot
-from .conftest import require
+from .browser import WAIT_MS, screenshot
 from .live import Server, next_action
 
 pytestmark = [pytest.mark.server, pytest.mark.browser]
 
 PASSWORD = "secret"
 CONTEXT = {"viewport": {"width": 1100, "height": 900}, "reduced_motion": "reduce"}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    require(CHROMIUM.exists(), "Chromium (/usr/bin/chromium)")
-    with sync_playwright() as playwright:
-        browser = launch(playwright)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture
