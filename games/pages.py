@@ -4,6 +4,7 @@ from urllib.parse import urlencode
 
 from asgiref.sync import sync_to_async
 from django.core.paginator import Paginator
+from django.db import close_old_connections
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 
@@ -58,9 +59,18 @@ def game(request: HttpRequest, public_id: str) -> HttpResponse:
     return render(request, "games/game.html", context)
 
 
+def _watched(public_id: str) -> Game | None:
+    # In a worker thread, as the update stream does: the connection must not outlive the lookup.
+    close_old_connections()
+    try:
+        return selectors.watched_game(public_id)
+    finally:
+        close_old_connections()
+
+
 async def game_stream(request: HttpRequest, public_id: str) -> HttpResponse:
     """GET /games/<id>/stream: a spectator's read-only stream of a game, the same snapshots the players get."""
-    found = await sync_to_async(selectors.watched_game, thread_sensitive=False)(public_id[:64])
+    found = await sync_to_async(_watched, thread_sensitive=False)(public_id[:64])
     if found is None:
         raise Http404("No such game")
     stream = events.game_stream(found.pk, found.public_id)

@@ -1,5 +1,6 @@
 from django.contrib.auth import get_user_model
 from django.db.models import Count, F, FilteredRelation, FloatField, Q, QuerySet, Sum
+from django.db.models.expressions import OrderBy
 from django.db.models.functions import Cast, NullIf
 
 from .models import Ranking, Rating
@@ -37,6 +38,13 @@ def _reversed(field: str) -> str:
     return field[1:] if field.startswith("-") else f"-{field}"
 
 
+def _order_by(field: str) -> OrderBy:
+    # Players without a rating yet (games finished before ratings existed) come last, whatever the direction.
+    if field.startswith("-"):
+        return F(field[1:]).desc(nulls_last=True)
+    return F(field).asc(nulls_last=True)
+
+
 def ranking_table(*, group: int, size: int, sort: str = DEFAULT_ORDER) -> QuerySet:
     """Return the whole ranking of a (group, size) in the order `sort` names, each row with the player's rating
     on that board size (one query: the rating is joined in)."""
@@ -52,7 +60,7 @@ def ranking_table(*, group: int, size: int, sort: str = DEFAULT_ORDER) -> QueryS
             rating=F("sized__rating"),
             deviation=F("sized__deviation"),
         )
-        .order_by(*order)
+        .order_by(*(_order_by(field) for field in order))
         .values("nick", "victories", "games", "rate", "rating", "deviation")
     )
 

@@ -215,3 +215,13 @@ def test_a_game_that_never_started(client, alice):
 def test_a_deactivated_player_still_has_a_page(client, results):
     get_user_model().objects.filter(username="charlie").update(is_active=False)
     assert "This account is deactivated." in html(client.get("/players/charlie/"))
+
+
+@pytest.mark.parametrize("sort", ["rating", "-rating"])
+def test_players_without_a_rating_yet_come_last(client, results, sort):
+    # As after an upgrade, before tab_recompute has rated the games finished earlier.
+    from rankings.models import Rating
+
+    Rating.objects.filter(player__username="bob").delete()
+    rows = rows_of(html(client.get("/rankings/1/7/", {"sort": sort})), "ranking")
+    assert rows[-1][1] == "bob" and rows[-1][5] == "—"
