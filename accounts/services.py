@@ -94,3 +94,14 @@ async def user_verify(*, nick: str, password: str) -> int:
         await _in_database_thread(_password_store)(account.user_id, upgraded)
     await _in_database_thread(credentials.remember)(nick, password, account.user_id)
     return account.user_id
+
+
+def user_set_active(*, user_ids: list[int], active: bool) -> int:
+    """Activate or deactivate accounts; return how many changed. A deactivated account's API calls get 401."""
+    with transaction.atomic():
+        users = list(User.objects.select_for_update().filter(pk__in=user_ids, is_active=not active))
+        for user in users:
+            user.is_active = active
+            # save(), not update(): its post_save signal drops the remembered credentials of the account.
+            user.save(update_fields=["is_active"])
+    return len(users)

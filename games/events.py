@@ -154,3 +154,8 @@ async def update(request: HttpRequest) -> HttpResponse:
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
     return response
+
+
+def game_stream(game_pk: int, public_id: str) -> AsyncIterator[str]:
+    """Return a game's stream, for spectators as for players: its current snapshot, then each newer one."""
+    return _stream(game_pk, channel_name(public_id))

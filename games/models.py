@@ -23,6 +23,7 @@ class Game(models.Model):
         TIMEOUT = "timeout", "a player ran out of time"
         CANCELLED = "cancelled", "left while waiting"
         EXPIRED = "expired", "no opponent came"
+        ENDED = "ended", "ended by an administrator"
 
     public_id = models.CharField(max_length=32, unique=True, default=new_public_id, editable=False)
     group = models.PositiveIntegerField()
@@ -51,6 +52,10 @@ class Game(models.Model):
             ),
             # The sweeper looks only at games whose deadline has passed.
             models.Index(fields=["deadline"], name="game_deadline_idx", condition=models.Q(deadline__isnull=False)),
+            # The history pages list the games that started, newest first: all of them, or a player's.
+            models.Index(fields=["-started_at"], name="game_started_idx", condition=models.Q(started_at__isnull=False)),
+            models.Index(fields=["initial_player", "-started_at"], name="game_initial_player_idx"),
+            models.Index(fields=["second_player", "-started_at"], name="game_second_player_idx"),
         ]
 
     def __str__(self) -> str:
@@ -74,6 +79,7 @@ class GameEvent(models.Model):
         PASS = "pass", "passed the turn"
         LEAVE = "leave", "left"
         TIMEOUT = "timeout", "ran out of time"
+        END = "end", "ended by an administrator"
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
     seq = models.PositiveIntegerField()

@@ -9,11 +9,12 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Prefetch
 from django.utils import timezone
 
-from rankings.services import ranking_record
+from rankings.services import ranking_record, rankings_rebuild
 
-from . import events, selectors
+from . import events, history, selectors
 from .models import Game, GameEvent, WaitingRoom
 from .rules import tab
 
@@ -75,13 +76,14 @@ def _record(game: Game, kind: str, player_id: int | None, data: dict, now: datet
         transaction.on_commit(lambda: events.publish(public_id, version, message, final=final), robust=True)
 
 
-def _forfeit(game: Game, *, loser: str, ending: str, now: datetime) -> None:
-    """End a game in play by a leave or a timeout: the opponent of `loser` wins."""
+def _forfeit(game: Game, *, loser: str | None, ending: str, now: datetime) -> None:
+    """End a game in play off the board: the opponent of `loser` wins (no one, without a loser)."""
     state = tab.State.from_json(game.state)
     # The last play is the forfeit, which involves no cell: clients must not show the previous move as new.
     state.cell = state.selected = None
     game.state = state.to_json()
-    _finish(game, winner_id=_user_of(game, tab.opponent(loser)), ending=ending, now=now)
+    winner_id = None if loser is None else _user_of(game, tab.opponent(loser))
+    _finish(game, winner_id=winner_id, ending=ending, now=now)
 
 
 def _finish(game: Game, *, winner_id: int | None, ending: str, now: datetime) -> None:
@@ -91,7 +93,8 @@ def _finish(game: Game, *, winner_id: int | None, ending: str, now: datetime) ->
     game.ending = ending
     game.finished_at = now
     game.deadline = None
-    if was_playing:
+    # A game in play ends without a winner only when an administrator annuls it: then it counts for no one.
+    if was_playing and winner_id is not None:
         ranking_record(
             group=game.group,
             size=game.size,
@@ -229,3 +232,50 @@ def game_expire_due(*, now: datetime | None = None, limit: int = 200) -> int:
                 _record(game, GameEvent.Kind.TIMEOUT, _user_of(game, late), {}, now)
             expired += 1
     return expired
+
+
+def game_end(*, public_id: str, opponent_wins: bool) -> Game:
+    """End a stuck game (an administrator's decision): the player on turn loses, or, without `opponent_wins`,
+    the game ends with no result and counts for no one. A game still waiting always ends with no result."""
+    now = timezone.now()
+    with transaction.atomic():
+        game = _locked_game(public_id)
+        if game.status == Game.Status.FINISHED:
+            raise GameError("The game is over")
+        loser = None
+        if game.status == Game.Status.WAITING:
+            _finish(game, winner_id=None, ending=Game.Ending.ENDED, now=now)
+        else:
+            loser = tab.State.from_json(game.state).turn if opponent_wins else None
+            _forfeit(game, loser=loser, ending=Game.Ending.ENDED, now=now)
+        # The log names the winner's colour, so that the result can be recomputed from it.
+        _record(game, GameEvent.Kind.END, None, {"winner": loser and tab.opponent(loser)}, now)
+        return game
+
+
+def games_recompute() -> dict[str, int]:
+    """Rebuild every result, ranking and rating from the games' logs; return what was read and corrected.
+
+    The games in play and finished are locked for the while, so that no game ends half-counted meanwhile.
+    """
+    with transaction.atomic():
+        list(Game.objects.select_for_update().exclude(status=Game.Status.WAITING).values_list("pk", flat=True))
+        finished = (
+            Game.objects.filter(status=Game.Status.FINISHED, second_player__isnull=False)
+            .order_by("finished_at", "pk")
+            .prefetch_related(Prefetch("events", queryset=GameEvent.objects.order_by("seq")))
+        )
+        results, corrected = [], 0
+        for game in finished.iterator(chunk_size=500):
+            entries = [{"seq": e.seq, "kind": e.kind, "player": e.player_id, "data": e.data} for e in game.events.all()]
+            players = {game.initial_player_id: tab.BLUE, game.second_player_id: tab.RED}
+            color = history.winner_color(game.size, entries, players)
+            winner_id = None if color is None else _user_of(game, color)
+            if winner_id != game.winner_id:
+                game.winner_id = winner_id
+                game.save(update_fields=["winner"])
+                corrected += 1
+            if winner_id is not None:
+                results.append((game.group, game.size, game.initial_player_id, game.second_player_id, winner_id))
+        rankings_rebuild(results)
+    return {"games": len(results), "corrected": corrected}

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import Ranking
+from .models import Ranking, Rating
 
 
 @admin.register(Ranking)
@@ -11,6 +11,19 @@ class RankingAdmin(admin.ModelAdmin):
     list_select_related = ("player",)
     ordering = ("group", "size", "-victories", "games")
     readonly_fields = ("player", "group", "size", "victories", "games")
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+
+@admin.register(Rating)
+class RatingAdmin(admin.ModelAdmin):
+    list_display = ("player", "size", "rating", "deviation", "volatility", "games", "victories")
+    list_filter = ("size",)
+    search_fields = ("player__username",)
+    list_select_related = ("player",)
+    ordering = ("size", "-rating")
+    readonly_fields = list_display
 
     def has_add_permission(self, request) -> bool:
         return False

@@ -23,6 +23,11 @@ from .middleware import CorsMiddleware
 API_PATHS = frozenset({"/register", "/join", "/leave", "/roll", "/pass", "/notify", "/update", "/ranking"})
 
 
+def served_as_api(path: str) -> bool:
+    """Whether `path` is one of the protocol's functions or a spectator's stream (/games/<id>/stream)."""
+    return path in API_PATHS or (path.startswith("/games/") and path.endswith("/stream"))
+
+
 class ApiHandler(ASGIHandler):
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -44,11 +49,12 @@ class ApiHandler(ASGIHandler):
 
 
 def application_for(pages: ASGIHandler):
-    """Return the ASGI application: the protocol's paths to `ApiHandler`, the rest to `pages`."""
+    """Return the ASGI application: the protocol's paths and the spectators' streams to `ApiHandler`, the rest
+    to `pages`."""
     api = ApiHandler()
 
     async def application(scope, receive, send):
-        if scope["type"] == "http" and scope["path"] in API_PATHS:
+        if scope["type"] == "http" and served_as_api(scope["path"]):
             await api(scope, receive, send)
         else:
             await pages(scope, receive, send)

@@ -1,5 +1,5 @@
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 from django.views.generic import TemplateView
 
 from accounts.views import register
@@ -18,6 +18,9 @@ urlpatterns = [
     path("update", events.update),
     path("ranking", ranking),
     path("admin/", admin.site.urls),
+    # The pages of rankings and game history, for graders, players and spectators.
+    path("", include("rankings.urls")),
+    path("", include("games.urls")),
     path("", TemplateView.as_view(template_name="index.html"), name="home"),
 ]
 

@@ -113,3 +113,46 @@ def start_server(live_databases, tmp_path):
     yield start
     for server in servers:
         server.stop()
+
+
+def play_to_the_end(api: Api, game: str, rng, max_actions: int = 5000) -> dict:
+    """Play random legal actions for whichever player is on turn until the game ends; return its last message."""
+    from games.models import Game
+    from games.selectors import game_message
+
+    from .live import next_action
+
+    for _ in range(max_actions):
+        message = game_message(Game.objects.select_related("initial_player", "second_player").get(public_id=game))
+        if "winner" in message:
+            return message
+        function, payload = next_action(message, rng)
+        status, body = api.as_player(message["turn"])(function, game=game, **payload)
+        assert status == 200, body
+    raise AssertionError("the game does not end")
+
+
+@pytest.fixture
+def start_game(api):
+    """Pair alice (the initial player) and bob in a (group, size); return the game id."""
+
+    def start(group: int = 1, size: int = 7) -> str:
+        _, body = api.as_player("alice")("join", group=group, size=size)
+        api.as_player("bob")("join", group=group, size=size)
+        return body["game"]
+
+    return start
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium driven by Playwright, one per test module."""
+    from playwright.sync_api import sync_playwright
+
+    from .browser import CHROMIUM, launch
+
+    require(CHROMIUM.exists(), "Chromium (/usr/bin/chromium)")
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        yield browser
+        browser.close()

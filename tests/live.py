@@ -173,7 +173,11 @@ class Server:
         return response.status_code, response.json()
 
     def stream(self, nick: str, game: str) -> "Stream":
-        return Stream(self.url, nick, game)
+        return Stream(f"{self.url}/update", {"nick": nick, "game": game})
+
+    def watch(self, game: str) -> "Stream":
+        """Return a spectator's stream of a game (not the players' `update`)."""
+        return Stream(f"{self.url}/games/{game}/stream", {})
 
     def stop(self) -> None:
         self.http.close()
@@ -186,11 +190,11 @@ class Server:
 
 
 class Stream:
-    """An `update` stream read in a thread, as a browser's EventSource would: messages, comments and its end."""
+    """A stream of a game read in a thread, as a browser's EventSource would: messages, comments and its end."""
 
     END = object()
 
-    def __init__(self, base_url: str, nick: str, game: str):
+    def __init__(self, url: str, params: dict[str, str]):
         self.messages: queue.Queue = queue.Queue()
         self.comments: list[str] = []
         self.event_ids: list[str] = []
@@ -198,9 +202,7 @@ class Stream:
         self.headers: httpx.Headers | None = None
         self._opened = threading.Event()
         self._client = httpx.Client(timeout=httpx.Timeout(10, read=None))
-        self._thread = threading.Thread(
-            target=self._read, args=(f"{base_url}/update", {"nick": nick, "game": game}), daemon=True
-        )
+        self._thread = threading.Thread(target=self._read, args=(url, params), daemon=True)
         self._thread.start()
         if not self._opened.wait(10):
             raise RuntimeError("the stream did not open")

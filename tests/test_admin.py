@@ -3,6 +3,7 @@
 import pytest
 
 from games.models import Game
+from rankings.models import Ranking
 
 pytestmark = pytest.mark.django_db
 
@@ -46,3 +47,67 @@ def test_only_staff_reach_the_admin(client, alice):
     response = client.get("/admin/games/game/")
     assert response.status_code == 302
     assert "/admin/login/" in response["Location"]
+
+
+def test_staff_deactivate_an_account_and_its_api_calls_get_401(admin_client, api, alice):
+    play = api.as_player("alice")
+    assert play("join", group=1, size=7)[0] == 200  # the password is now remembered
+    response = admin_client.post(
+        "/admin/auth/user/", {"action": "deactivate", "_selected_action": [alice.pk]}, follow=True
+    )
+    assert "1 account(s) deactivated." in response.content.decode()
+    assert play("join", group=2, size=7) == (401, {"error": "This account is disabled"})
+    admin_client.post("/admin/auth/user/", {"action": "reactivate", "_selected_action": [alice.pk]})
+    assert play("join", group=2, size=7)[0] == 200
+
+
+def test_staff_reset_a_password(admin_client, api, alice):
+    assert api.as_player("alice")("join", group=1, size=7)[0] == 200
+    response = admin_client.post(
+        f"/admin/auth/user/{alice.pk}/password/",
+        {"password1": "new-secret-1", "password2": "new-secret-1", "usable_password": "true"},
+    )
+    assert response.status_code == 302
+    assert api.as_player("alice")("join", group=1, size=7) == (
+        401,
+        {"error": "User registered with a different password"},
+    )
+    assert api("join", {"nick": "alice", "password": "new-secret-1", "group": 1, "size": 7})[0] == 200
+
+
+def end_by_admin(admin_client, game: Game, action: str) -> str:
+    response = admin_client.post("/admin/games/game/", {"action": action, "_selected_action": [game.pk]}, follow=True)
+    return response.content.decode()
+
+
+def test_staff_end_a_stuck_game_the_player_on_turn_loses(admin_client, api, alice, bob):
+    from rankings.models import Rating
+
+    _, body = api.as_player("alice")("join", group=3, size=7)
+    api.as_player("bob")("join", group=3, size=7)
+    game = Game.objects.get(public_id=body["game"])
+    page = end_by_admin(admin_client, game, "end_player_on_turn_loses")
+    assert "1 game(s) ended." in page
+    game.refresh_from_db()
+    # alice, the initial player, was on turn.
+    assert (game.status, game.ending, game.winner.username) == ("finished", "ended", "bob")
+    end = game.events.get(kind="end")
+    assert (end.player, end.data) == (None, {"winner": "Red"})
+    assert sorted(Ranking.objects.values_list("player__username", "victories", "games")) == [
+        ("alice", 0, 1),
+        ("bob", 1, 1),
+    ]
+    assert Rating.objects.get(player__username="bob").rating > 1500
+    # Ending it again does nothing.
+    assert "0 game(s) ended." in end_by_admin(admin_client, game, "end_with_no_result")
+
+
+def test_staff_end_a_game_with_no_result(admin_client, api, alice, bob):
+    _, body = api.as_player("alice")("join", group=3, size=7)
+    api.as_player("bob")("join", group=3, size=7)
+    game = Game.objects.get(public_id=body["game"])
+    assert "1 game(s) ended." in end_by_admin(admin_client, game, "end_with_no_result")
+    game.refresh_from_db()
+    assert (game.status, game.ending, game.winner) == ("finished", "ended", None)
+    assert not Ranking.objects.exists()
+    assert api.as_player("alice")("roll", game=game.public_id) == (400, {"error": "The game is over"})

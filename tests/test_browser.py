@@ -8,10 +8,10 @@ are saved to var/screenshots/ for people to look at.
 import random
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
-from .browser import CHROMIUM, TabPage, launch, screenshot
-from .conftest import PASSWORDS, require
+from .browser import TabPage, screenshot
+from .conftest import PASSWORDS
 
 pytestmark = [pytest.mark.server, pytest.mark.browser]
 
@@ -20,15 +20,6 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "i
 # The games are played with animations off (the page's own setting); the browser asks for reduced motion too.
 CONTEXT = {"reduced_motion": "reduce", "locale": "en-GB", "timezone_id": "Europe/Lisbon"}
 MAX_ACTIONS = 2000
-
-
-@pytest.fixture(scope="module")
-def browser():
-    require(CHROMIUM.exists(), "Chromium (/usr/bin/chromium)")
-    with sync_playwright() as playwright:
-        browser = launch(playwright)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

@@ -502,6 +502,11 @@ class App {
         detail = game.quitting
           ? "You stopped waiting for an opponent."
           : "Nobody joined within two minutes: the game was cancelled.";
+      } else if (frame.winner === null) {
+        // Only an administrator ends a started game without a winner.
+        result = "none";
+        title = "No result";
+        detail = "The game was ended without a winner: it counts for no one.";
       } else {
         const rival = opponent(me);
         const rivalNick = game.nicks[rival];
@@ -1050,6 +1055,8 @@ class App {
       return;
     }
     status.textContent = "Loading…";
+    const full = $("ranking-full");
+    full.href = `${full.dataset.base}${group}/${size}/`;
     try {
       const rows = await online.ranking(group, size);
       body.replaceChildren(

@@ -1,0 +1,80 @@
+"""The history pages: the games that were played, one game with its log and replay, and watching a game live."""
+
+from urllib.parse import urlencode
+
+from asgiref.sync import sync_to_async
+from django.core.paginator import Paginator
+from django.db import close_old_connections
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import render
+
+from rankings.selectors import player_by_nick
+
+from . import events, selectors
+from .models import Game
+from .rules import tab
+
+GAMES_PER_PAGE = 50
+
+
+def games(request: HttpRequest) -> HttpResponse:
+    """GET /games/?player=<nick>: the games in play and finished, newest first, of everyone or of one player."""
+    nick = request.GET.get("player")
+    player = None
+    if nick:
+        player = player_by_nick(nick)
+        if player is None:
+            raise Http404("No player with this nick")
+    listed = selectors.started_games(player_id=player and player.pk)
+    page = Paginator(listed, GAMES_PER_PAGE).get_page(request.GET.get("page"))
+    query = urlencode({"player": player.username}) + "&" if player else ""
+    return render(request, "games/games.html", {"page": page, "player": player, "query": query, "section": "games"})
+
+
+def _replay_data(game: Game, log: list) -> dict:
+    """Return what the replay needs: the board size, who plays which colour and the log from the start on."""
+    colors = {game.initial_player_id: tab.BLUE, game.second_player_id: tab.RED}
+    return {
+        "game": game.public_id,
+        "size": game.size,
+        "players": {tab.BLUE: game.initial_player.username, tab.RED: game.second_player.username},
+        "winner": colors.get(game.winner_id),
+        "log": [
+            {"seq": event.seq, "kind": event.kind, "color": colors.get(event.player_id), "data": event.data}
+            for event in log
+            if event.kind != "create"
+        ],
+    }
+
+
+def game(request: HttpRequest, public_id: str) -> HttpResponse:
+    """GET /games/<id>/: a finished game with its log and its replay; a game in play, watched live."""
+    found = selectors.game_with_log(public_id[:64])
+    if found is None:
+        raise Http404("No such game")
+    log = list(found.events.all())
+    context = {"game": found, "log": log, "blue": tab.BLUE, "red": tab.RED, "section": "games"}
+    if found.started_at is not None and found.status == Game.Status.FINISHED:
+        context["replay"] = _replay_data(found, log)
+    return render(request, "games/game.html", context)
+
+
+def _watched(public_id: str) -> Game | None:
+    # In a worker thread, as the update stream does: the connection must not outlive the lookup.
+    close_old_connections()
+    try:
+        return selectors.watched_game(public_id)
+    finally:
+        close_old_connections()
+
+
+async def game_stream(request: HttpRequest, public_id: str) -> HttpResponse:
+    """GET /games/<id>/stream: a spectator's read-only stream of a game, the same snapshots the players get."""
+    found = await sync_to_async(_watched, thread_sensitive=False)(public_id[:64])
+    if found is None:
+        raise Http404("No such game")
+    stream = events.game_stream(found.pk, found.public_id)
+    response = StreamingHttpResponse(stream, content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"
+    return response

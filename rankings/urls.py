@@ -1,0 +1,10 @@
+from django.urls import path
+
+from . import pages
+
+urlpatterns = [
+    path("rankings/", pages.tables, name="rankings"),
+    path("rankings/<int:group>/<int:size>/", pages.table, name="ranking"),
+    path("rankings/<int:group>/<int:size>.csv", pages.table_csv, name="ranking-csv"),
+    path("players/<path:nick>/", pages.player, name="player"),
+]

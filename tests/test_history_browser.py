@@ -1,0 +1,159 @@
+"""The replay and the live view in a real Chromium against a real server (uvicorn on a fresh database).
+
+A game is played through the API while the players' stream records every snapshot; the replay, rebuilt in the
+browser from the game's log, must show each of them, and its buttons must step through them. A game in play is
+watched on its page, which follows the game's spectator stream and never the players' `update`.
+"""
+
+import random
+
+import pytest
+from playwright.sync_api import expect
+
+from .browser import WAIT_MS, screenshot
+from .live import Server, next_action
+
+pytestmark = [pytest.mark.server, pytest.mark.browser]
+
+PASSWORD = "secret"
+CONTEXT = {"viewport": {"width": 1100, "height": 900}, "reduced_motion": "reduce"}
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(**CONTEXT)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    page.errors = errors
+    yield page
+    context.close()
+
+
+def pair(server: Server) -> str:
+    for nick in ("alice", "bob"):
+        assert server.call("register", nick=nick, password=PASSWORD) == (200, {})
+    _, body = server.call("join", nick="alice", password=PASSWORD, group=3, size=7)
+    server.call("join", nick="bob", password=PASSWORD, group=3, size=7)
+    return body["game"]
+
+
+def play(server: Server, game: str, stream, rng, *, actions: int | None = None) -> dict[int, dict]:
+    """Play random legal actions (all of the game, or `actions` of them); return each snapshot by version."""
+    snapshots = {}
+    message = stream.next()
+    snapshots[int(stream.event_ids[-1])] = message
+    while "winner" not in message and (actions is None or len(snapshots) <= actions):
+        function, payload = next_action(message, rng)
+        assert server.call(function, nick=message["turn"], password=PASSWORD, game=game, **payload)[0] == 200
+        message = stream.next()
+        snapshots[int(stream.event_ids[-1])] = message
+    return snapshots
+
+
+def test_the_replay_shows_every_position_of_a_finished_game(start_server, page):
+    server = start_server()
+    game = pair(server)
+    stream = server.stream("alice", game)
+    snapshots = play(server, game, stream, random.Random(11))
+    stream.close()
+    last = max(snapshots)
+
+    page.goto(f"{server.url}/games/{game}/")
+    page.wait_for_function("window.replay !== undefined")
+    replay = "window.replay"
+    # Step k of the replay is the position after log entry k + 1 (the creation is not replayed): version k + 1.
+    assert page.evaluate(f"{replay}.steps()") == last
+    rebuilt = page.evaluate(f"Array.from({{length: {replay}.steps()}}, (_, i) => {replay}.pieces(i))")
+    for version, snapshot in snapshots.items():
+        assert rebuilt[version - 1] == snapshot["pieces"], f"version {version}"
+    assert page.evaluate(f"{replay}.step()") == 0
+    expect(page.locator("#replay-caption")).to_contain_text("The start")
+    screenshot(page, "replay-start")
+
+    page.click("#replay-forward")
+    page.click("#replay-forward")
+    assert page.evaluate(f"{replay}.step()") == 2
+    expect(page.locator("#log tr.is-current")).to_have_count(1)
+    expect(page.locator("#log tr.is-current")).to_have_attribute("data-step", "2")
+    page.click("#replay-back")
+    assert page.evaluate(f"{replay}.step()") == 1
+    page.click("#replay-last")
+    assert page.evaluate(f"{replay}.step()") == last - 1
+    assert page.evaluate(f"{replay}.board()") == snapshots[last]["pieces"]
+    expect(page.locator("#replay-forward")).to_be_disabled()
+    screenshot(page, "replay-end")
+
+    # A row of the log jumps there; Play runs on from it by itself until paused.
+    move = page.locator('#log tr[data-kind="move"]').nth(3)
+    move.click()
+    step = int(move.get_attribute("data-step"))
+    assert page.evaluate(f"{replay}.step()") == step
+    assert page.evaluate(f"{replay}.board()") == snapshots[step + 1]["pieces"]
+    page.click("#replay-play")
+    page.wait_for_function(f"{replay}.step() >= {step + 2}", timeout=WAIT_MS)
+    page.click("#replay-play")
+    paused = page.evaluate(f"{replay}.step()")
+    assert not page.evaluate(f"{replay}.playing()")
+    page.wait_for_timeout(900)
+    assert page.evaluate(f"{replay}.step()") == paused
+    page.keyboard.press("Home")
+    assert page.evaluate(f"{replay}.step()") == 0
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate(f"{replay}.step()") == 1
+    assert page.errors == []
+
+
+def test_a_game_in_play_is_watched_live(start_server, page):
+    server = start_server()
+    game = pair(server)
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    stream = server.stream("alice", game)
+    rng = random.Random(5)
+    snapshots = play(server, game, stream, rng, actions=6)
+
+    page.goto(f"{server.url}/games/{game}/")
+    version = max(snapshots)
+    page.wait_for_function(f"window.watch !== undefined && window.watch.version() === {version}", timeout=WAIT_MS)
+    assert page.evaluate("window.watch.board()") == snapshots[version]["pieces"]
+    expect(page.locator("#watch-status")).to_contain_text(f"{snapshots[version]['turn']} to play")
+
+    # Each new action reaches the page.
+    for _ in range(8):
+        message = snapshots[version]
+        function, payload = next_action(message, rng)
+        assert server.call(function, nick=message["turn"], password=PASSWORD, game=game, **payload)[0] == 200
+        message = stream.next()
+        version = int(stream.event_ids[-1])
+        snapshots[version] = message
+        page.wait_for_function(f"window.watch.version() === {version}", timeout=WAIT_MS)
+        assert page.evaluate("window.watch.board()") == message["pieces"]
+    screenshot(page, "watch-live")
+
+    assert server.call("leave", nick="alice", password=PASSWORD, game=game) == (200, {})
+    expect(page.locator("#watch-status")).to_contain_text("bob won")
+    assert page.evaluate("window.watch.message().winner") == "bob"
+    stream.close()
+    assert any(url.endswith(f"/games/{game}/stream") for url in requested)
+    assert not any("/update" in url for url in requested)
+    assert page.errors == []
+
+
+def test_the_pages_link_to_each_other(start_server, page):
+    server = start_server()
+    game = pair(server)
+    server.call("leave", nick="bob", password=PASSWORD, game=game)
+    page.goto(server.url + "/")
+    page.click(".topbar-links >> text=Rankings")
+    page.click("text=Group 3")
+    expect(page.locator("#ranking tbody tr")).to_have_count(2)
+    screenshot(page, "ranking-table")
+    page.click("#ranking >> text=alice")
+    expect(page.locator("h1")).to_have_text("alice")
+    page.click(".games-table a >> nth=0")
+    expect(page.locator("#result")).to_contain_text("alice won")
+    expect(page.locator("#result")).to_contain_text("A player left")
+    screenshot(page, "game-page")
+    assert page.errors == []

@@ -1,0 +1,85 @@
+"""Glicko-2: the pure module against Glickman's worked example, and the ratings the server keeps per board size."""
+
+import random
+
+import pytest
+
+from games.services import game_end, game_leave
+from rankings import glicko2
+from rankings.models import Ranking, Rating
+from rankings.selectors import ranking_top
+
+from .conftest import play_to_the_end
+
+
+def test_glickmans_worked_example():
+    # "Example of the Glicko-2 system" (Glickman, 2013): one rating period of three games, tau 0.5.
+    player = glicko2.Glicko(1500, 200, 0.06)
+    opponents = [(glicko2.Glicko(1400, 30), 1), (glicko2.Glicko(1550, 100), 0), (glicko2.Glicko(1700, 300), 0)]
+    after = glicko2.rate(player, opponents, tau=0.5)
+    assert after.rating == pytest.approx(1464.06, abs=0.01)
+    assert after.deviation == pytest.approx(151.52, abs=0.01)
+    assert after.volatility == pytest.approx(0.05999, abs=0.00001)
+
+
+def test_a_period_without_games_only_widens_the_deviation():
+    after = glicko2.rate(glicko2.Glicko(1500, 200, 0.06), [])
+    assert after.rating == 1500
+    assert after.deviation == pytest.approx(200.2714, abs=0.0001)  # the example's step 6: sqrt(φ² + σ²)
+    assert glicko2.rate(glicko2.Glicko(), []).deviation == glicko2.DEFAULT_DEVIATION
+
+
+def test_one_game_moves_both_players_symmetrically():
+    winner, loser = glicko2.rate_game(glicko2.Glicko(), glicko2.Glicko(), 1.0)
+    assert winner.rating > 1500 > loser.rating
+    assert winner.rating - 1500 == pytest.approx(1500 - loser.rating)
+    assert winner.deviation == pytest.approx(loser.deviation) and winner.deviation < glicko2.DEFAULT_DEVIATION
+
+
+def ratings() -> dict[str, tuple[float, float, float, int, int]]:
+    return {
+        rating.player.username: (rating.rating, rating.deviation, rating.volatility, rating.games, rating.victories)
+        for rating in Rating.objects.select_related("player")
+    }
+
+
+@pytest.mark.django_db
+def test_a_game_won_on_the_board_updates_both_ratings(api, alice, bob, start_game):
+    game = start_game(size=7)
+    winner = play_to_the_end(api, game, random.Random(1))["winner"]
+    loser = "bob" if winner == "alice" else "alice"
+    won, lost = glicko2.rate_game(glicko2.Glicko(), glicko2.Glicko(), 1.0)
+    assert ratings() == {
+        winner: (pytest.approx(won.rating), pytest.approx(won.deviation), pytest.approx(won.volatility), 1, 1),
+        loser: (pytest.approx(lost.rating), pytest.approx(lost.deviation), pytest.approx(lost.volatility), 1, 0),
+    }
+    assert Rating.objects.get(player__username=winner).size == 7
+
+
+@pytest.mark.django_db
+def test_ratings_are_per_board_size_across_groups(api, alice, bob, start_game):
+    game_leave(public_id=start_game(group=1, size=7), user_id=bob.pk)
+    game_leave(public_id=start_game(group=2, size=7), user_id=bob.pk)
+    game_leave(public_id=start_game(group=1, size=9), user_id=alice.pk)
+    by_size = {(r.player.username, r.size): (r.games, r.victories) for r in Rating.objects.select_related("player")}
+    assert by_size == {("alice", 7): (2, 2), ("bob", 7): (2, 0), ("alice", 9): (1, 0), ("bob", 9): (1, 1)}
+    alice_7 = Rating.objects.get(player=alice, size=7)
+    once, _ = glicko2.rate_game(glicko2.Glicko(), glicko2.Glicko(), 1.0)
+    assert alice_7.rating > once.rating  # the second victory counted on top of the first
+
+
+@pytest.mark.django_db
+def test_the_ranking_function_is_unchanged_by_ratings(api, alice, bob, start_game):
+    game_leave(public_id=start_game(group=3, size=7), user_id=bob.pk)
+    assert ranking_top(group=3, size=7) == [
+        {"nick": "alice", "victories": 1, "games": 1},
+        {"nick": "bob", "victories": 0, "games": 1},
+    ]
+    assert api("ranking", {"group": 3, "size": 7}) == (200, {"ranking": ranking_top(group=3, size=7)})
+
+
+@pytest.mark.django_db
+def test_a_game_with_no_result_counts_for_no_one(alice, bob, start_game):
+    game_end(public_id=start_game(), opponent_wins=False)
+    assert not Ranking.objects.exists()
+    assert not Rating.objects.exists()
