@@ -21,6 +21,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpRe
 from django_eventstream import send_event
 from django_eventstream.views import Listener, get_listener_manager
 
+from tabsite import limits
 from tabsite.text import is_text
 
 from . import selectors
@@ -150,7 +151,9 @@ async def update(request: HttpRequest) -> HttpResponse:
     if game.status == Game.Status.FINISHED and request.headers.get("Last-Event-ID") == str(game.version):
         # The client saw the last message and its EventSource reconnected: 204 tells it to stop.
         return HttpResponse(status=204)
-    response = StreamingHttpResponse(_stream(game.pk, channel_name(public_id)), content_type="text/event-stream")
+    slot = await sync_to_async(limits.stream_slot, thread_sensitive=False)(nick)
+    stream = limits.holding(slot, _stream(game.pk, channel_name(public_id)))
+    response = StreamingHttpResponse(stream, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
     return response

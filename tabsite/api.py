@@ -15,7 +15,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from accounts.services import AuthenticationFailed, user_authenticate
+from accounts.services import AuthenticationFailed, InvalidNick, user_authenticate
 from games.services import GameError
 
 from .text import is_text
@@ -93,6 +93,8 @@ def api_function(
                 return error_response(str(error), error.status)
             except AuthenticationFailed as error:
                 return error_response(str(error), 401)
+            except InvalidNick as error:
+                return error_response(str(error), 400)
             except GameError as error:
                 return error_response(str(error), 400)
 

@@ -10,4 +10,7 @@ application = get_asgi_application()
 
 from games import sweeper  # noqa: E402  (needs the apps loaded by get_asgi_application)
 
+from .bodylimit import BodySizeLimit  # noqa: E402
+
+application = BodySizeLimit(application)
 sweeper.start()
