@@ -18,13 +18,12 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
-from django_eventstream import send_event
 from django_eventstream.views import Listener, get_listener_manager
 
 from tabsite import limits
 from tabsite.text import is_text
 
-from . import selectors
+from . import relay, selectors
 from .models import Game
 
 logger = logging.getLogger(__name__)
@@ -49,7 +48,7 @@ def decode(data: str) -> tuple[int, bool, str]:
 
 def publish(public_id: str, version: int, message: dict, *, final: bool) -> None:
     """Send a game's new snapshot to every stream of the game, in this process or any other."""
-    send_event(channel_name(public_id), EVENT_TYPE, encode(version, message, final=final), json_encode=False)
+    relay.send(channel_name(public_id), EVENT_TYPE, encode(version, message, final=final))
 
 
 def sse(version: int, message: str) -> str:
@@ -81,7 +80,7 @@ def _find(public_id: str, nick: str) -> tuple[Game | None, bool]:
 async def _redis_subscribed() -> None:
     """Wait until this process listens to Redis, so that no update published meanwhile is missed."""
     redis_listener = get_listener_manager().redis_listener
-    if redis_listener is None:
+    if redis_listener is None or redis_listener.unreachable:
         return
     loop = asyncio.get_running_loop()
     give_up = loop.time() + REDIS_SUBSCRIBE_WAIT

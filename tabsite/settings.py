@@ -189,8 +189,17 @@ def redis_connection(url: str) -> dict[str, object]:
 
 
 if REDIS_URL:
-    # Bounded waits: a Redis server that is down or unreachable must fail fast, never hang a request.
-    EVENTSTREAM_REDIS = {**redis_connection(REDIS_URL), "socket_connect_timeout": 2, "socket_timeout": 5}
+    from redis.backoff import ExponentialBackoff
+    from redis.retry import Retry
+
+    # Bounded waits: a Redis server that is down or unreachable must fail fast (then the update goes to this process's
+    # streams, games/relay.py), never hang a request; two quick retries ride out a dropped connection.
+    EVENTSTREAM_REDIS = {
+        **redis_connection(REDIS_URL),
+        "socket_connect_timeout": 2,
+        "socket_timeout": 5,
+        "retry": Retry(ExponentialBackoff(cap=0.2, base=0.05), 2),
+    }
     # django-redis rather than Django's own backend for IGNORE_EXCEPTIONS: without Redis, the cache misses (and logs
     # why) instead of failing every request, so one process goes on serving its players.
     CACHES = {
