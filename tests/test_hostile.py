@@ -58,3 +58,71 @@ def test_a_body_over_64_kib_is_refused_with_413(api, settings, function):
     status, body = api(function, raw=fits[:-1] + b" }")
     assert (status, list(body)) == (413, ["error"]) and body["error"] == "Request body too large"
     assert User.objects.count() == users
+
+
+# --- Against a real server: what reaches it before Django does ----------------------------------------------------
+
+
+def raw_request(server, request: bytes) -> tuple[int, bytes]:
+    """Send bytes as they are; return the status and the body (chunked bodies joined)."""
+    import socket
+
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(request)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    if b"transfer-encoding: chunked" in head.lower():
+        joined, rest = b"", body
+        while rest:
+            size, _, rest = rest.partition(b"\r\n")
+            joined, rest = joined + rest[: int(size, 16)], rest[int(size, 16) + 2 :]
+        body = joined
+    return int(head.split(b" ", 2)[1]), body
+
+
+@pytest.mark.server
+def test_oversized_bodies_are_refused_before_they_are_read(start_server):
+    import json
+
+    server = start_server()
+    limit = 64 * 1024
+    # Announced too large: refused at once, without waiting for (or reading) the body.
+    status, body = raw_request(
+        server, b"POST /register HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000000\r\n\r\n{"
+    )
+    assert (status, json.loads(body)) == (413, {"error": f"Request body too large: at most {limit} bytes"})
+
+    # Chunked, no length: refused as soon as it grows past the limit.
+    def chunks(total: int):
+        yield b'{"nick": "zp", "password": "secret"'
+        for _ in range(total // 4096):
+            yield b" " * 4096
+        yield b"}"
+
+    response = server.http.post("/register", content=chunks(2 * limit))
+    assert (response.status_code, response.json()) == (413, {"error": f"Request body too large: at most {limit} bytes"})
+    assert response.headers["access-control-allow-origin"] == "*"
+    # Chunked and small enough: served.
+    assert server.http.post("/register", content=chunks(limit // 2)).json() == {}
+    assert server.call("register", nick="zp", password="secret") == (200, {})
+
+
+@pytest.mark.server
+def test_unknown_paths_and_methods_get_json_errors(start_server):
+    import json
+
+    server = start_server()
+    for path in ("/%FF", "/%C3%28", "/%00", "/register/", "//register", "/dance", "/static/none.js", "/a/b/c"):
+        status, body = raw_request(
+            server, f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode()
+        )
+        assert status == 404 and list(json.loads(body)) == ["error"], (path, status, body)
+    for method in ("PUT", "DELETE", "PATCH", "TRACE", "GET"):
+        for function in ("register", "join", "notify"):
+            headers = "Host: 127.0.0.1\r\nContent-Length: 2\r\nConnection: close"
+            status, body = raw_request(server, f"{method} /{function} HTTP/1.1\r\n{headers}\r\n\r\n{{}}".encode())
+            assert (status, json.loads(body)) == (405, {"error": f"Method {method} not allowed: use POST"})
+    status, body = raw_request(server, b"GET / HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n")
+    assert (status, json.loads(body)) == (400, {"error": "Bad request"})

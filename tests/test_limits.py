@@ -137,3 +137,56 @@ def test_admin_login_is_throttled_too(client, settings, staff):
     # The game API shares the count: the same nick from the same address is locked there too.
     assert_throttled(post(client, "register", {"nick": "boss", "password": "boss-secret"}))
     assert admin_login(Client(REMOTE_ADDR="10.1.2.3"), "boss", "boss-secret").status_code == 302
+
+
+# --- Against real servers -----------------------------------------------------------------------------------------
+
+
+def open_stream(server, nick: str, game: str):
+    """Open an update stream on a socket of its own (closing it is a client going away); return it and its status."""
+    import socket
+
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    sock.sendall(f"GET /update?nick={nick}&game={game} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+    return sock, int(sock.recv(65536).split(b" ", 2)[1])
+
+
+@pytest.mark.server
+def test_open_streams_per_nick_are_capped(start_server):
+    server = start_server(TAB_STREAMS_PER_NICK="2")
+    assert server.call("register", nick="zp", password="secret") == (200, {})
+    games = [server.call("join", nick="zp", password="secret", group=group, size=9)[1]["game"] for group in (1, 2, 3)]
+    (first, status_1), (second, status_2) = open_stream(server, "zp", games[0]), open_stream(server, "zp", games[1])
+    assert (status_1, status_2) == (200, 200)
+    response = server.http.get("/update", params={"nick": "zp", "game": games[2]})
+    assert response.status_code == 429
+    assert response.json() == {"error": "Too many open update streams for this nick (at most 2)"}
+    assert int(response.headers["retry-after"]) > 0
+    # A stream whose client went away gives its place back.
+    first.close()
+    deadline = time.monotonic() + 10
+    while (third := open_stream(server, "zp", games[2]))[1] != 200:
+        third[0].close()
+        assert time.monotonic() < deadline, "the closed stream's slot was not given back"
+        time.sleep(0.1)
+    second.close()
+    third[0].close()
+
+
+@pytest.mark.server
+@pytest.mark.redis
+def test_limits_are_shared_between_processes_through_redis(start_server, live_databases):
+    from .conftest import require
+    from .live import REDIS_TEST_URL, redis_available, redis_flush
+
+    require(redis_available(), "Redis")
+    redis_flush()
+    database_url = live_databases.new()
+    first = start_server(database_url, REDIS_URL=REDIS_TEST_URL)
+    second = start_server(database_url, REDIS_URL=REDIS_TEST_URL)
+    assert first.call("register", nick="zp", password="secret") == (200, {})
+    for server in (first, second) * 5:
+        assert server.call("register", nick="zp", password="guess")[0] == 401
+    for server in (first, second):
+        status, body = server.call("register", nick="zp", password="secret")
+        assert status == 429 and body["error"].startswith("Too many wrong passwords")
