@@ -235,9 +235,20 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    # An outage fails every request: one line a minute per source says so without flooding the log.
+    "filters": {
+        "cache_outage": {"()": "tabsite.logfilters.OncePerMinute"},
+        "sweep_outage": {"()": "tabsite.logfilters.OncePerMinute"},
+        "database_outage": {"()": "tabsite.logfilters.OncePerMinute"},
+    },
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django_eventstream": {"level": "WARNING"}},
+    "loggers": {
+        "django_eventstream": {"level": "WARNING"},
+        "tabsite.cache": {"filters": ["cache_outage"]},
+        "games.sweeper": {"filters": ["sweep_outage"]},
+        "tabsite.middleware": {"filters": ["database_outage"]},
+    },
 }
 
 # The game.

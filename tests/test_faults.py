@@ -248,3 +248,30 @@ def test_streams_of_another_process_catch_up_when_redis_is_back(start_server, li
         table.close()
     finally:
         proxy.close()
+
+
+def test_an_outage_is_logged_once_a_minute_not_once_a_request(monkeypatch):
+    import logging
+
+    from tabsite import logfilters
+
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    logger = logging.getLogger("tabsite.cache")  # django-redis logs the errors it ignores here
+    logger.addHandler(handler)
+    try:
+        now = [1000.0]
+        monkeypatch.setattr(logfilters, "clock", lambda: now[0])
+        [outage_filter] = logger.filters
+        outage_filter.last = float("-inf")
+        for _ in range(50):
+            logger.error("Exception ignored")
+        now[0] += logfilters.QUIET_SECONDS
+        logger.error("Exception ignored")
+    finally:
+        logger.removeHandler(handler)
+    assert [record.getMessage() for record in records] == [
+        "Exception ignored",
+        "Exception ignored (49 more like it in the last minute)",
+    ]
