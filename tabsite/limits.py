@@ -13,7 +13,9 @@ import hashlib
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextvars import ContextVar
+from typing import Any
 
+from asgiref.sync import iscoroutinefunction, sync_to_async
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
@@ -86,17 +88,30 @@ def login_failed(nick: str) -> None:
         _count("login", _digest(nick, current_address.get()), add=True)
 
 
-def per_address(name: str, setting: str) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
-    """Limit a view to settings.<setting> requests per client address and minute."""
+def _count_request(request: HttpRequest, name: str, setting: str) -> None:
+    limit = getattr(settings, setting)
+    if limit and request.method == "POST":
+        count, left = _count(name, client_address(request), add=True)
+        if count > limit:
+            raise Throttled(f"Too many {name} requests from your address: try again in {left} s", left)
 
-    def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+
+def per_address(name: str, setting: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Limit a view (sync or async) to settings.<setting> POST requests per client address and minute."""
+
+    def decorate(view: Callable[..., Any]) -> Callable[..., Any]:
+        if iscoroutinefunction(view):
+
+            @functools.wraps(view)
+            async def limited_async(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+                await sync_to_async(_count_request, thread_sensitive=False)(request, name, setting)
+                return await view(request, *args, **kwargs)
+
+            return limited_async
+
         @functools.wraps(view)
         def limited(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-            limit = getattr(settings, setting)
-            if limit and request.method == "POST":
-                count, left = _count(name, client_address(request), add=True)
-                if count > limit:
-                    raise Throttled(f"Too many {name} requests from your address: try again in {left} s", left)
+            _count_request(request, name, setting)
             return view(request, *args, **kwargs)
 
         return limited

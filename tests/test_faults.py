@@ -55,7 +55,7 @@ class Table:
             function, payload = next_action(self.message, rng)
             assert self.act(server, nick, function, game=self.game, **payload) == (200, {})
             messages = [stream.next() for stream in self.streams]
-            assert messages[0] == messages[1], messages
+            assert Stream.END not in messages and messages[0] == messages[1], messages
             self.message = messages[0]
 
     def close(self) -> None:

@@ -78,6 +78,22 @@ def test_register_and_join_are_limited_per_address(client, settings, alice, func
     assert post(client, "ranking", {"group": 4, "size": 9})[0] == 200
 
 
+def test_the_address_limit_fits_async_views_too(settings, rf):
+    import asyncio
+
+    from django.http import JsonResponse
+
+    settings.TAB_JOIN_PER_MINUTE = 1
+
+    async def view(request):
+        return JsonResponse({})
+
+    limited = limits.per_address("join", "TAB_JOIN_PER_MINUTE")(view)
+    assert asyncio.run(limited(rf.post("/join"))).status_code == 200
+    with pytest.raises(limits.Throttled):
+        asyncio.run(limited(rf.post("/join")))
+
+
 def test_forwarded_for_is_believed_only_from_trusted_proxies(client, settings, alice):
     settings.TAB_REGISTER_PER_MINUTE = 2
     payload = {"nick": "alice", "password": PASSWORDS["alice"]}
