@@ -84,7 +84,7 @@ async def _redis_subscribed() -> None:
         return
     loop = asyncio.get_running_loop()
     give_up = loop.time() + REDIS_SUBSCRIBE_WAIT
-    while not redis_listener.pubsub.subscribed and loop.time() < give_up:
+    while not redis_listener.pubsub.subscribed and not redis_listener.unreachable and loop.time() < give_up:
         await asyncio.sleep(0.005)
 
 
