@@ -5,6 +5,7 @@ Both are coroutines, because they run in two kinds of thread: the database work 
 a worker thread, so that hashing never holds up the games of other players.
 """
 
+import re
 from dataclasses import dataclass
 
 from asgiref.sync import sync_to_async
@@ -12,13 +13,36 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import check_password, make_password
 from django.db import IntegrityError, transaction
 
+from tabsite import limits
+
 from . import credentials
 
 User = get_user_model()
 
+NICK_MAX_LENGTH = 32
+PASSWORD_MAX_LENGTH = 128
+# A new nick: letters of any script, digits, '.', '_' and '-' (\w is Unicode-aware: letters, digits and '_').
+NICK_RULE = re.compile(rf"[\w.-]{{1,{NICK_MAX_LENGTH}}}")
+NICK_RULE_TEXT = f"a nick is 1 to {NICK_MAX_LENGTH} letters, digits, '.', '_' or '-'"
+
 
 class AuthenticationFailed(Exception):
     """The nick and password do not match an active account; str() is the message for the client."""
+
+
+class InvalidNick(ValueError):
+    """A new account's nick breaks the rule; str() is the message for the client (400)."""
+
+
+def nick_is_valid(nick: str) -> bool:
+    return NICK_RULE.fullmatch(nick) is not None
+
+
+def remembered_user_id(nick: str, password: str) -> int | None:
+    """Return the user id verified recently for this nick and password, unless the nick is throttled."""
+    # Before the remembered pairs: while a nick is throttled, a right guess must not be told from a wrong one.
+    limits.check_login(nick)
+    return credentials.remembered_user_id(nick, password)
 
 
 @dataclass(frozen=True)
@@ -60,10 +84,13 @@ _checking = sync_to_async(_password_check, thread_sensitive=False)
 
 async def user_register(*, nick: str, password: str) -> int:
     """Create the account, or confirm the password of an existing one; return the user id."""
-    user_id = await _in_database_thread(credentials.remembered_user_id)(nick, password)
+    user_id = await _in_database_thread(remembered_user_id)(nick, password)
     if user_id is not None:
         return user_id
     if await _in_database_thread(_stored_account)(nick) is None:
+        # Accounts made before the rule keep working: for them, registering again is a password check.
+        if not nick_is_valid(nick):
+            raise InvalidNick(f"Invalid nick: {NICK_RULE_TEXT}")
         user_id = await _in_database_thread(_account_create)(nick, await _hashing(password))
         if user_id is not None:
             await _in_database_thread(credentials.remember)(nick, password, user_id)
@@ -74,14 +101,16 @@ async def user_register(*, nick: str, password: str) -> int:
 
 async def user_authenticate(*, nick: str, password: str) -> int:
     """Return the id of the active user with this nick and password, or raise AuthenticationFailed."""
-    user_id = await _in_database_thread(credentials.remembered_user_id)(nick, password)
+    user_id = await _in_database_thread(remembered_user_id)(nick, password)
     if user_id is not None:
         return user_id
     return await user_verify(nick=nick, password=password)
 
 
 async def user_verify(*, nick: str, password: str) -> int:
-    """Check the password against its stored hash (not the cache of verified pairs); return the user id."""
+    """Check the password against its stored hash (not the cache of verified pairs); return the user id.
+
+    The caller has checked that the nick is not throttled (`remembered_user_id`)."""
     account = await _in_database_thread(_stored_account)(nick)
     if account is None:
         raise AuthenticationFailed("User not registered")
@@ -89,6 +118,7 @@ async def user_verify(*, nick: str, password: str) -> int:
         raise AuthenticationFailed("This account is disabled")
     matches, upgraded = await _checking(password, account.password)
     if not matches:
+        await _in_database_thread(limits.login_failed)(nick)
         raise AuthenticationFailed("User registered with a different password")
     if upgraded is not None:
         await _in_database_thread(_password_store)(account.user_id, upgraded)

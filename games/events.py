@@ -18,12 +18,12 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
-from django_eventstream import send_event
 from django_eventstream.views import Listener, get_listener_manager
 
+from tabsite import limits
 from tabsite.text import is_text
 
-from . import selectors
+from . import relay, selectors
 from .models import Game
 
 logger = logging.getLogger(__name__)
@@ -48,7 +48,7 @@ def decode(data: str) -> tuple[int, bool, str]:
 
 def publish(public_id: str, version: int, message: dict, *, final: bool) -> None:
     """Send a game's new snapshot to every stream of the game, in this process or any other."""
-    send_event(channel_name(public_id), EVENT_TYPE, encode(version, message, final=final), json_encode=False)
+    relay.send(channel_name(public_id), EVENT_TYPE, encode(version, message, final=final))
 
 
 def sse(version: int, message: str) -> str:
@@ -80,11 +80,11 @@ def _find(public_id: str, nick: str) -> tuple[Game | None, bool]:
 async def _redis_subscribed() -> None:
     """Wait until this process listens to Redis, so that no update published meanwhile is missed."""
     redis_listener = get_listener_manager().redis_listener
-    if redis_listener is None:
+    if redis_listener is None or redis_listener.unreachable:
         return
     loop = asyncio.get_running_loop()
     give_up = loop.time() + REDIS_SUBSCRIBE_WAIT
-    while not redis_listener.pubsub.subscribed and loop.time() < give_up:
+    while not redis_listener.pubsub.subscribed and not redis_listener.unreachable and loop.time() < give_up:
         await asyncio.sleep(0.005)
 
 
@@ -150,7 +150,9 @@ async def update(request: HttpRequest) -> HttpResponse:
     if game.status == Game.Status.FINISHED and request.headers.get("Last-Event-ID") == str(game.version):
         # The client saw the last message and its EventSource reconnected: 204 tells it to stop.
         return HttpResponse(status=204)
-    response = StreamingHttpResponse(_stream(game.pk, channel_name(public_id)), content_type="text/event-stream")
+    slot = await sync_to_async(limits.stream_slot, thread_sensitive=False)(nick)
+    stream = limits.holding(slot, _stream(game.pk, channel_name(public_id)))
+    response = StreamingHttpResponse(stream, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
     return response

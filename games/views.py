@@ -10,6 +10,7 @@ from tabsite.api import (
     is_group,
     string_argument,
 )
+from tabsite.limits import per_address
 
 from . import services
 from .rules import tab
@@ -21,6 +22,7 @@ def _is_board_size(size: int) -> bool:
     return tab.MIN_SIZE <= size <= tab.MAX_SIZE and size % 2 == 1
 
 
+@per_address("join", "TAB_JOIN_PER_MINUTE")
 @api_function()
 async def join(args: dict[str, Any]) -> dict[str, Any]:
     group = integer_argument(args, "group", is_group)

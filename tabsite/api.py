@@ -16,8 +16,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from accounts import credentials as verified
-from accounts.services import AuthenticationFailed, user_verify
+from accounts.services import AuthenticationFailed, InvalidNick, remembered_user_id, user_verify
 from games.services import GameError
 
 from .text import is_text
@@ -96,6 +95,8 @@ def api_function(method: str = "POST") -> Callable[[ApiFunction], Callable[..., 
                 return error_response(str(error), error.status)
             except AuthenticationFailed as error:
                 return error_response(str(error), 401)
+            except InvalidNick as error:
+                return error_response(str(error), 400)
             except GameError as error:
                 return error_response(str(error), 400)
 
@@ -148,7 +149,7 @@ _UNVERIFIED = object()
 
 
 def _as_remembered_player[Result](login: tuple[str, str], service: Callable[..., Result], arguments: dict) -> Any:
-    user_id = verified.remembered_user_id(*login)
+    user_id = remembered_user_id(*login)
     return _UNVERIFIED if user_id is None else service(user_id=user_id, **arguments)
 
 

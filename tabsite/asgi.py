@@ -11,9 +11,10 @@ pages = get_asgi_application()
 
 # These need the apps loaded by get_asgi_application.
 from games import sweeper  # noqa: E402
+from tabsite.bodylimit import BodySizeLimit  # noqa: E402
 from tabsite.handlers import application_for  # noqa: E402
 
-application = application_for(pages)
+application = BodySizeLimit(application_for(pages))
 sweeper.start()
 
 # Everything loaded so far lives as long as the process: keep it out of the collector's passes, which otherwise walk

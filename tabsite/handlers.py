@@ -7,8 +7,9 @@ It is Django's own `ASGIHandler` with two differences that matter at that scale:
   Here those parts run in asgiref's single synchronous thread of the process: the database thread, which keeps
   one connection (CONN_MAX_AGE), applies the games' writes one at a time instead of racing for SQLite's write lock,
   and costs nothing per stream. Slow work (password hashing, a stream's first snapshot) goes to worker threads.
-- Only the middleware the protocol needs, called on the event loop. Django's session, CSRF, authentication and
-  messages middleware serve nothing here, and each would cost two trips to a thread per request.
+- Only the middleware the protocol needs (CORS, the client's address for the limits, the security headers, and the
+  refusals of RefusalMiddleware: 429 and 503), called on the event loop. Django's session, CSRF, authentication
+  and messages middleware serve nothing here, and each would cost two trips to a thread per request.
 
 Everything else (pages, admin, static files) goes to Django's usual handler with the full middleware stack.
 """
@@ -17,7 +18,7 @@ from django.core.handlers.asgi import ASGIHandler
 from django.core.handlers.exception import convert_exception_to_response
 from django.middleware.security import SecurityMiddleware
 
-from .middleware import CorsMiddleware
+from .middleware import ClientAddressMiddleware, CorsMiddleware, RefusalMiddleware
 
 # The course protocol's functions, at the root of the server.
 API_PATHS = frozenset({"/register", "/join", "/leave", "/roll", "/pass", "/notify", "/update", "/ranking"})
@@ -37,7 +38,8 @@ class ApiHandler(ASGIHandler):
     def load_middleware(self, is_async=False):
         self._view_middleware = []
         self._template_response_middleware = []
-        self._exception_middleware = []
+        # Django runs these on an exception from a view (in the database thread).
+        self._exception_middleware = [RefusalMiddleware(lambda request: None).process_exception]
         views = convert_exception_to_response(self._get_response_async)
         # Its hooks do no I/O (HTTPS redirect, HSTS and the other security headers): called inline on the loop.
         security = SecurityMiddleware(lambda request: None)
@@ -45,7 +47,7 @@ class ApiHandler(ASGIHandler):
         async def secured(request):
             return security.process_request(request) or security.process_response(request, await views(request))
 
-        self._middleware_chain = convert_exception_to_response(CorsMiddleware(secured))
+        self._middleware_chain = convert_exception_to_response(CorsMiddleware(ClientAddressMiddleware(secured)))
 
 
 def application_for(pages: ASGIHandler):

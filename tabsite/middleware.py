@@ -1,11 +1,19 @@
-"""Cross-origin access to the game API.
+"""Middleware for the game API: cross-origin access, the client's address, and the refusals any view may meet.
 
 django-cors-headers only answers requests that carry an Origin header; the course's protocol promises
 `Access-Control-Allow-Origin: *` on every response, so that scripts and tools see the same headers as browsers.
 """
 
+import logging
+
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
-from django.http import HttpResponse
+from django.db import InterfaceError, OperationalError
+from django.http import HttpResponse, JsonResponse
+from django.utils.deprecation import MiddlewareMixin
+
+from . import limits
+
+logger = logging.getLogger(__name__)
 
 ALLOW_HEADERS = {
     "Access-Control-Allow-Origin": "*",
@@ -13,10 +21,12 @@ ALLOW_HEADERS = {
     "Access-Control-Allow-Headers": "Content-Type, Last-Event-ID, Cache-Control",
     "Access-Control-Max-Age": "86400",
 }
+# Seconds a client is asked to wait while the database is unreachable.
+DATABASE_RETRY_AFTER = 5
 
 
-class CorsMiddleware:
-    """Answer every preflight, and allow any origin on every response."""
+class BothModesMiddleware:
+    """A middleware that runs natively in a sync or an async stack, as its `get_response` is."""
 
     sync_capable = True
     async_capable = True
@@ -26,6 +36,10 @@ class CorsMiddleware:
         self.is_async = iscoroutinefunction(get_response)
         if self.is_async:
             markcoroutinefunction(self)
+
+
+class CorsMiddleware(BothModesMiddleware):
+    """Answer every preflight, and allow any origin on every response."""
 
     def __call__(self, request):
         if self.is_async:
@@ -49,3 +63,42 @@ class CorsMiddleware:
         for header, value in ALLOW_HEADERS.items():
             response[header] = value
         return response
+
+
+class ClientAddressMiddleware(BothModesMiddleware):
+    """Make the client's address known to the limits for the whole request, services included."""
+
+    def __call__(self, request):
+        if self.is_async:
+            return self.__acall__(request)
+        token = limits.current_address.set(limits.client_address(request))
+        try:
+            return self.get_response(request)
+        finally:
+            limits.current_address.reset(token)
+
+    async def __acall__(self, request):
+        token = limits.current_address.set(limits.client_address(request))
+        try:
+            return await self.get_response(request)
+        finally:
+            limits.current_address.reset(token)
+
+
+def json_error(message: str, status: int, retry_after: int) -> JsonResponse:
+    response = JsonResponse({"error": message}, status=status)
+    response["Retry-After"] = str(retry_after)
+    return response
+
+
+class RefusalMiddleware(MiddlewareMixin):
+    """Turn what any view may run into, beyond its own arguments, into a JSON error: a limit reached (429) and an
+    unreachable database (503, the request changed nothing and may be sent again)."""
+
+    def process_exception(self, request, exception):
+        if isinstance(exception, limits.Throttled):
+            return json_error(str(exception), 429, exception.retry_after)
+        if isinstance(exception, OperationalError | InterfaceError):
+            logger.error("database unavailable, %s %s answered 503: %s", request.method, request.path, exception)
+            return json_error("The database is unavailable: try again in a few seconds", 503, DATABASE_RETRY_AFTER)
+        return None

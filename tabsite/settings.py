@@ -76,8 +76,26 @@ DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
+# Deployment behind a reverse proxy that terminates HTTPS (see the README's "Operating" section).
+# TRUSTED_PROXIES: how many proxies stand in front of the server; only then are their X-Forwarded-For (the
+# client's address, for the limits) and X-Forwarded-Proto headers believed. A client can write those headers too.
+TRUSTED_PROXIES = env_int("TRUSTED_PROXIES", 0)
+if TRUSTED_PROXIES:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# HTTPS: the site is served over HTTPS only: redirect plain HTTP, secure cookies, Strict-Transport-Security.
+HTTPS = env_bool("HTTPS", False)
+SECURE_SSL_REDIRECT = HTTPS
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = HTTPS
+SECURE_HSTS_SECONDS = env_int("HSTS_SECONDS", 31_536_000 if HTTPS else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("HSTS_INCLUDE_SUBDOMAINS", HTTPS)
+SECURE_HSTS_PRELOAD = env_bool("HSTS_PRELOAD", False)
+
+# Request bodies: the API's are a few hundred bytes; anything much larger is refused (413) before it is parsed.
+TAB_MAX_BODY_BYTES = env_int("TAB_MAX_BODY_BYTES", 64 * 1024, minimum=1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = TAB_MAX_BODY_BYTES
+
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "tabsite.apps.TabAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -91,6 +109,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "tabsite.middleware.CorsMiddleware",
+    "tabsite.middleware.ClientAddressMiddleware",
+    "tabsite.middleware.RefusalMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "servestatic.middleware.ServeStaticMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -172,8 +192,28 @@ def redis_connection(url: str) -> dict[str, object]:
 
 
 if REDIS_URL:
-    EVENTSTREAM_REDIS = redis_connection(REDIS_URL)
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    from redis.backoff import ExponentialBackoff
+    from redis.retry import Retry
+
+    # Bounded waits: a Redis server that is down or unreachable must fail fast (then the update goes to this process's
+    # streams, games/relay.py), never hang a request; two quick retries ride out a dropped connection.
+    EVENTSTREAM_REDIS = {
+        **redis_connection(REDIS_URL),
+        "socket_connect_timeout": 2,
+        "socket_timeout": 5,
+        "retry": Retry(ExponentialBackoff(cap=0.2, base=0.05), 2),
+    }
+    # django-redis rather than Django's own backend for IGNORE_EXCEPTIONS: without Redis, the cache misses (and logs
+    # why) instead of failing every request, so one process goes on serving its players.
+    CACHES = {
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": {"IGNORE_EXCEPTIONS": True, "SOCKET_CONNECT_TIMEOUT": 1, "SOCKET_TIMEOUT": 1},
+        }
+    }
+    DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
+    DJANGO_REDIS_LOGGER = "tabsite.cache"
 else:
     # Room for every active player's verified credentials: a full cache evicts them, and each eviction costs a hash.
     CACHES = {
@@ -201,9 +241,20 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    # An outage fails every request: one line a minute per source says so without flooding the log.
+    "filters": {
+        "cache_outage": {"()": "tabsite.logfilters.OncePerMinute"},
+        "sweep_outage": {"()": "tabsite.logfilters.OncePerMinute"},
+        "database_outage": {"()": "tabsite.logfilters.OncePerMinute"},
+    },
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django_eventstream": {"level": "WARNING"}},
+    "loggers": {
+        "django_eventstream": {"level": "WARNING"},
+        "tabsite.cache": {"filters": ["cache_outage"]},
+        "games.sweeper": {"filters": ["sweep_outage"]},
+        "tabsite.middleware": {"filters": ["database_outage"]},
+    },
 }
 
 # The game.
@@ -214,3 +265,12 @@ TAB_SWEEP_INTERVAL = env_int("TAB_SWEEP_INTERVAL_MS", 500, minimum=10) / 1000
 TAB_KEEPALIVE_SECONDS = env_int("TAB_KEEPALIVE_SECONDS", 20, minimum=1)
 # How long a verified nick + password pair is trusted before the password hash is checked again.
 TAB_CREDENTIALS_TTL = env_int("TAB_CREDENTIALS_TTL", 300)
+
+# Limits on abuse (tabsite/limits.py), shared between processes through the cache; 0 turns a limit off.
+# Wrong passwords for one nick from one address within a minute, before further attempts get 429.
+TAB_LOGIN_FAILURES_PER_MINUTE = env_int("TAB_LOGIN_FAILURES_PER_MINUTE", 10)
+# Requests per client address and minute. Generous: a classroom behind one address registers and joins together.
+TAB_REGISTER_PER_MINUTE = env_int("TAB_REGISTER_PER_MINUTE", 300)
+TAB_JOIN_PER_MINUTE = env_int("TAB_JOIN_PER_MINUTE", 1200)
+# Update streams open at once for one nick (a player has one per game; a few tabs are fine).
+TAB_STREAMS_PER_NICK = env_int("TAB_STREAMS_PER_NICK", 10)

@@ -1,0 +1,159 @@
+"""Limits on what one client may ask: wrong passwords per nick, requests per address, open streams per nick.
+
+The counters live in Django's cache, so every server process shares them when the cache is Redis (REDIS_URL).
+Django's primitives suffice: `cache.add` starts a counter and `cache.incr` counts, both atomic in Redis and in the
+local-memory cache, and a counter's key names its one-minute window, so it expires with it. When the cache is
+unreachable the limits let requests through: the game never depends on them.
+
+A refusal raises `Throttled`, which the middleware turns into 429 `{"error": …}` with `Retry-After`.
+"""
+
+import functools
+import hashlib
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from contextvars import ContextVar
+from typing import Any
+
+from asgiref.sync import iscoroutinefunction, sync_to_async
+from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse
+
+WINDOW = 60
+# The wall clock that windows are cut from (the same in every process).
+clock = time.time
+
+# The address of the client being served, set by ClientAddressMiddleware: services check passwords without a request.
+current_address: ContextVar[str] = ContextVar("current_address", default="")
+
+
+class Throttled(Exception):
+    """A client asked too much; str() is the message, `retry_after` the seconds until it may try again."""
+
+    def __init__(self, message: str, retry_after: int):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+def client_address(request: HttpRequest) -> str:
+    """Return the client's address: the peer, or what the trusted proxies in front of us say it is."""
+    proxies = settings.TRUSTED_PROXIES
+    if proxies:
+        forwarded = [part.strip() for part in request.headers.get("X-Forwarded-For", "").split(",") if part.strip()]
+        # Each proxy appends the address it was reached from: the one our nearest trusted proxies did not add.
+        if len(forwarded) >= proxies:
+            return forwarded[-proxies]
+    return request.META.get("REMOTE_ADDR", "")
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _window() -> tuple[int, int]:
+    """Return the current window's number and the seconds until it ends."""
+    now = clock()
+    return int(now // WINDOW), max(1, WINDOW - int(now % WINDOW))
+
+
+def _count(name: str, who: str, *, add: bool) -> tuple[int, int]:
+    """Return the count of `name` for `who` in this minute (after adding one if `add`) and the seconds left."""
+    window, left = _window()
+    key = f"tab:limit:{name}:{_digest(who)}:{window}"
+    if not add:
+        return cache.get(key) or 0, left
+    # A little longer than the window, so that a counter never expires while its window is on.
+    cache.add(key, 0, WINDOW + 5)
+    try:
+        count = cache.incr(key)
+    except ValueError:  # gone since add(): the cache was cleared or evicted it
+        count = 1
+    return count or 0, left
+
+
+def check_login(nick: str) -> None:
+    """Refuse a password check for a nick that had too many wrong passwords from this address this minute."""
+    limit = settings.TAB_LOGIN_FAILURES_PER_MINUTE
+    if not limit:
+        return
+    failures, left = _count("login", _digest(nick, current_address.get()), add=False)
+    if failures >= limit:
+        raise Throttled(f"Too many wrong passwords for this nick: try again in {left} s", left)
+
+
+def login_failed(nick: str) -> None:
+    """Count a wrong password for a nick from this address."""
+    if settings.TAB_LOGIN_FAILURES_PER_MINUTE:
+        _count("login", _digest(nick, current_address.get()), add=True)
+
+
+def _count_request(request: HttpRequest, name: str, setting: str) -> None:
+    limit = getattr(settings, setting)
+    if limit and request.method == "POST":
+        count, left = _count(name, client_address(request), add=True)
+        if count > limit:
+            raise Throttled(f"Too many {name} requests from your address: try again in {left} s", left)
+
+
+def per_address(name: str, setting: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Limit a view (sync or async) to settings.<setting> POST requests per client address and minute."""
+
+    def decorate(view: Callable[..., Any]) -> Callable[..., Any]:
+        if iscoroutinefunction(view):
+
+            @functools.wraps(view)
+            async def limited_async(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+                await sync_to_async(_count_request, thread_sensitive=False)(request, name, setting)
+                return await view(request, *args, **kwargs)
+
+            return limited_async
+
+        @functools.wraps(view)
+        def limited(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+            _count_request(request, name, setting)
+            return view(request, *args, **kwargs)
+
+        return limited
+
+    return decorate
+
+
+# A stream holds a slot: a cache key that lives STREAM_SLOT_LIFETIMES keep-alive periods and is renewed while the
+# stream lasts, so the slots of a server process that was killed free themselves.
+STREAM_SLOT_LIFETIMES = 3
+
+
+def _slot_ttl() -> int:
+    return STREAM_SLOT_LIFETIMES * settings.TAB_KEEPALIVE_SECONDS
+
+
+def stream_slot(nick: str) -> str | None:
+    """Take one of the nick's stream slots; return its key (None when unlimited), or raise Throttled."""
+    cap = settings.TAB_STREAMS_PER_NICK
+    if not cap:
+        return None
+    nick_key = _digest(nick)
+    for index in range(cap):
+        key = f"tab:stream:{nick_key}:{index}"
+        taken = cache.add(key, 1, _slot_ttl())
+        if taken is None:  # django-redis answers None when Redis is unreachable: no limit then
+            return None
+        if taken:
+            return key
+    raise Throttled(f"Too many open update streams for this nick (at most {cap})", _slot_ttl())
+
+
+async def holding(slot: str | None, stream: AsyncGenerator[str]) -> AsyncIterator[str]:
+    """Pass a stream through, renewing its slot while it lasts and giving it back at the end."""
+    renewed = time.monotonic()
+    try:
+        async for chunk in stream:
+            yield chunk
+            if slot and time.monotonic() - renewed >= settings.TAB_KEEPALIVE_SECONDS:
+                renewed = time.monotonic()
+                await cache.atouch(slot, _slot_ttl())
+    finally:
+        if slot:
+            cache.delete(slot)
+        await stream.aclose()

@@ -1,0 +1,110 @@
+"""Secrets and deployment: passwords stored only as Django hashes, a credential cache without passwords, production
+settings that pass `check --deploy`, DEBUG off unless asked, and server errors that show no traceback."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+from django.contrib.auth.hashers import check_password, identify_hasher
+from django.db import connection
+
+from .live import ROOT
+
+PRODUCTION = {
+    "SECRET_KEY": "a-long-random-secret-for-the-deploy-check-0123456789-abcdefghijklmnop",
+    "ALLOWED_HOSTS": "tab.example.org",
+    "CSRF_TRUSTED_ORIGINS": "https://tab.example.org",
+    "HTTPS": "1",
+    "TRUSTED_PROXIES": "1",
+    "HSTS_PRELOAD": "1",
+}
+
+
+def manage(*args: str, **environment: str) -> subprocess.CompletedProcess:
+    env = {key: value for key, value in os.environ.items() if key not in ("DEBUG", "REDIS_URL", *PRODUCTION)}
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env={**env, **environment}, capture_output=True, text=True
+    )
+
+
+def test_the_production_settings_pass_the_deploy_check():
+    result = manage("check", "--deploy", "--fail-level", "WARNING", **PRODUCTION)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "System check identified no issues" in result.stdout
+    # The laptop defaults are not for production, and the check says so.
+    assert manage("check", "--deploy", "--fail-level", "WARNING").returncode != 0
+
+
+def test_debug_is_off_unless_asked():
+    show = (
+        "shell",
+        "--no-imports",
+        "-c",
+        "from django.conf import settings; print(settings.DEBUG, settings.SECURE_SSL_REDIRECT)",
+    )
+    assert manage(*show).stdout.split() == ["False", "False"]
+    assert manage(*show, DEBUG="1").stdout.split() == ["True", "False"]
+    assert manage(*show, **PRODUCTION).stdout.split() == ["False", "True"]
+
+
+@pytest.mark.django_db
+def test_passwords_are_stored_only_as_django_hashes(api, settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]
+    passwords = {"zp": "zp-secret-1", "jpleal": "jpleal-secret-2"}
+    for nick, password in passwords.items():
+        assert api("register", {"nick": nick, "password": password}) == (200, {})
+        assert api("register", {"nick": nick, "password": password + "x"})[0] == 401
+        assert api("join", {"nick": nick, "password": password, "group": 1, "size": 9})[0] == 200
+    # Every row of every table, as text: no password anywhere, and the users' column holds Django hashes.
+    with connection.cursor() as cursor:
+        for table in connection.introspection.table_names():
+            cursor.execute(f'SELECT * FROM "{table}"')
+            text = repr(cursor.fetchall())
+            assert not any(password in text for password in passwords.values()), table
+        cursor.execute('SELECT username, password FROM "auth_user"')
+        for nick, stored in cursor.fetchall():
+            assert identify_hasher(stored).algorithm == "pbkdf2_sha256"
+            assert check_password(passwords[nick], stored)
+
+
+@pytest.mark.server
+@pytest.mark.redis
+def test_the_credential_cache_holds_no_password(start_server):
+    import redis
+
+    from .conftest import require
+    from .live import REDIS_TEST_URL, redis_available, redis_flush
+
+    require(redis_available(), "Redis")
+    redis_flush()
+    server = start_server(REDIS_URL=REDIS_TEST_URL, TAB_STREAMS_PER_NICK="5")
+    passwords = {"zp": "zp-cache-secret", "jpleal": "jpleal-cache-secret"}
+    for nick, password in passwords.items():
+        assert server.call("register", nick=nick, password=password) == (200, {})
+        assert server.call("register", nick=nick, password="wrong-" + password)[0] == 401
+        assert server.call("join", nick=nick, password=password, group=1, size=9)[0] == 200
+    store = redis.Redis.from_url(REDIS_TEST_URL)
+    keys = store.keys("*")
+    assert keys, "the cache is in Redis"
+    held = b"".join(key + (store.dump(key) or b"") for key in keys)
+    for nick, password in passwords.items():
+        assert password.encode() not in held
+        assert nick.encode() not in held  # keys are keyed hashes of the nick
+
+
+@pytest.mark.server
+def test_server_errors_are_json_without_a_traceback(start_server, live_databases):
+    from .faults import query
+
+    database_url = live_databases.new()
+    server = start_server(database_url)
+    for nick in ("zp", "jpleal"):
+        assert server.call("register", nick=nick, password="secret") == (200, {})
+        _, body = server.call("join", nick=nick, password="secret", group=1, size=9)
+    # A game whose stored state is broken (as after a bad manual edit): the request fails inside the server.
+    query(database_url, "UPDATE games_game SET state = '{\"broken\": true}' WHERE public_id = %s", (body["game"],))
+    response = server.http.post("/roll", json={"nick": "zp", "password": "secret", "game": body["game"]})
+    assert (response.status_code, response.json()) == (500, {"error": "Internal server error"})
+    assert response.headers["content-type"] == "application/json"
+    assert "Traceback" in server.log.read_text()  # the log keeps it, for whoever runs the server
