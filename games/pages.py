@@ -3,12 +3,12 @@
 from urllib.parse import urlencode
 
 from asgiref.sync import sync_to_async
-from django.core.paginator import Paginator
 from django.db import close_old_connections
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 
 from rankings.selectors import player_by_nick
+from tabsite.pagination import page_of
 
 from . import events, selectors
 from .models import Game
@@ -26,7 +26,7 @@ def games(request: HttpRequest) -> HttpResponse:
         if player is None:
             raise Http404("No player with this nick")
     listed = selectors.started_games(player_id=player and player.pk)
-    page = Paginator(listed, GAMES_PER_PAGE).get_page(request.GET.get("page"))
+    page = page_of(listed, request.GET.get("page"), GAMES_PER_PAGE)
     query = urlencode({"player": player.username}) + "&" if player else ""
     return render(request, "games/games.html", {"page": page, "player": player, "query": query, "section": "games"})
 

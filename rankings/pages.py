@@ -3,11 +3,11 @@
 import csv
 from urllib.parse import urlencode
 
-from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from games.selectors import started_games
+from tabsite.pagination import page_of
 
 from . import selectors
 
@@ -18,17 +18,16 @@ RECENT_GAMES = 10
 
 def tables(request: HttpRequest) -> HttpResponse:
     """GET /rankings/: every group and board size that has results."""
-    page = Paginator(selectors.ranking_tables(), TABLES_PER_PAGE).get_page(request.GET.get("page"))
+    page = page_of(selectors.ranking_tables(), request.GET.get("page"), TABLES_PER_PAGE)
     return render(request, "rankings/tables.html", {"page": page, "section": "rankings"})
 
 
 def table(request: HttpRequest, group: int, size: int) -> HttpResponse:
     """GET /rankings/<group>/<size>/: the whole ranking of a group and board size, sorted by any column."""
     sort = selectors.table_order(request.GET.get("sort"))
-    paginator = Paginator(selectors.ranking_table(group=group, size=size, sort=sort), ROWS_PER_PAGE)
-    if paginator.count == 0:
+    page = page_of(selectors.ranking_table(group=group, size=size, sort=sort), request.GET.get("page"), ROWS_PER_PAGE)
+    if page.paginator.count == 0:
         raise Http404("No results in this group and board size")
-    page = paginator.get_page(request.GET.get("page"))
     columns = [(key, sort == key) for key in ("nick", "victories", "games", "rate", "rating")]
     context = {"group": group, "size": size, "page": page, "sort": sort, "columns": columns, "section": "rankings"}
     context["query"] = urlencode({"sort": sort}) + "&"
