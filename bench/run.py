@@ -5,6 +5,7 @@
     python bench/run.py --full          # every scenario of issue 4 (about half an hour against today's server)
     python bench/run.py --games-1k --ranking --profile   # pick scenarios; profile the server with py-spy
     python bench/run.py --games-1k --rate-1k 10,20,40,80 --duration 20   # one phase per rate, same games
+    python bench/run.py --deadlines     # 10,000 turn deadlines: the sweeper's idle cost and how late they fire
 
 Each scenario gets a fresh server (gunicorn -c tabsite/gunicorn.conf.py tabsite.asgi:application, uvicorn
 workers, WEB_CONCURRENCY as given) on a free loopback port, with TAB_VAR_DIR=var/bench/<timestamp>/<scenario>/, so
@@ -395,6 +396,7 @@ def main() -> int:
     parser.add_argument("--games-5k", action="store_true", help="5,000 games (10,000 streams) at --rate-5k")
     parser.add_argument("--storm", action="store_true", help="register storm, fast and production hashers")
     parser.add_argument("--ranking", action="store_true", help="ranking requests under game load")
+    parser.add_argument("--deadlines", action="store_true", help="10,000 turn deadlines: idle cost and lateness")
     parser.add_argument("--duration", type=float, help="seconds of driving per game scenario (30; 60 with --full)")
     parser.add_argument(
         "--rate-1k",
@@ -414,9 +416,10 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "var" / "bench", help="folder of the runs")
     args = parser.parse_args()
 
-    chosen = {name for name in ("games_1k", "games_5k", "storm", "ranking") if getattr(args, name)}
+    scenarios = ("games_1k", "games_5k", "storm", "ranking", "deadlines")
+    chosen = {name for name in scenarios if getattr(args, name)}
     if args.full:
-        chosen = {"games_1k", "games_5k", "storm", "ranking"}
+        chosen = set(scenarios)
     elif not chosen:
         chosen = {"games_1k", "storm"}
     duration = args.duration or (60.0 if args.full else 30.0)
@@ -510,6 +513,13 @@ def main() -> int:
                 load_args += ["--concurrency", "64" if fast else "16"]
                 storms.append((hasher, run_load("storm", server, load_args, None)["register_storm"]))
                 server.stop()
+        if "deadlines" in chosen:
+            say("scenario turn deadlines: 10,000 games in play")
+            wait_quiet(args.wait_quiet)
+            command_line = [sys.executable, str(ROOT / "bench" / "deadlines.py"), "--games", "10000"]
+            env = {**os.environ, "TAB_SWEEP_INTERVAL_MS": "500"}
+            deadlines = subprocess.run(command_line, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True, check=True)
+            sections.append(deadlines.stdout.strip())
     except KeyboardInterrupt:
         say("interrupted: stopping the server")
         return 130
