@@ -19,6 +19,11 @@ class PlayerAdmin(UserAdmin):
     ordering = ("username",)
     actions = ["deactivate", "reactivate"]
 
+    def get_readonly_fields(self, request, obj=None):
+        # A nick is permanent: rankings, game logs and every process's accounts.nicks name players by it.
+        readonly = super().get_readonly_fields(request, obj)
+        return readonly if obj is None else (*readonly, "username")
+
     @admin.action(description="Deactivate the selected accounts (their API calls are refused)")
     def deactivate(self, request, queryset) -> None:
         changed = user_set_active(user_ids=list(queryset.values_list("pk", flat=True)), active=False)

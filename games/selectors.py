@@ -4,6 +4,8 @@ from typing import Any
 
 from django.db.models import Prefetch, Q, QuerySet
 
+from accounts.nicks import nick_of
+
 from .models import Game, GameEvent
 from .rules import tab
 
@@ -11,7 +13,7 @@ from .rules import tab
 def game_snapshot(game: Game) -> dict:
     """Return the full state of a started game as the update stream sends it (without `winner`)."""
     state = tab.State.from_json(game.state)
-    nicks = {tab.BLUE: game.initial_player.username, tab.RED: game.second_player.username}
+    nicks = {tab.BLUE: nick_of(game.initial_player_id), tab.RED: nick_of(game.second_player_id)}
     snapshot = {
         "pieces": [piece.to_json() if piece else None for piece in state.pieces],
         "initial": nicks[tab.BLUE],
@@ -37,7 +39,7 @@ def game_message(game: Game) -> dict | None:
         return {"winner": None}
     message = game_snapshot(game)
     if game.status == Game.Status.FINISHED:
-        message["winner"] = next((p.username for p in game.players if p.pk == game.winner_id), None)
+        message["winner"] = None if game.winner_id is None else nick_of(game.winner_id)
     return message
 
 

@@ -29,12 +29,8 @@ def _deadline(now: datetime) -> datetime:
 
 def _locked_game(public_id: str) -> Game:
     try:
-        # of=("self",): lock the game row only, not the users joined in for their nicks.
-        return (
-            Game.objects.select_for_update(of=("self",))
-            .select_related("initial_player", "second_player")
-            .get(public_id=public_id)
-        )
+        # The players' nicks come from accounts.nicks, not from a join: the query stays small.
+        return Game.objects.select_for_update().get(public_id=public_id)
     except Game.DoesNotExist:
         raise GameError("Invalid game reference") from None
 
@@ -114,8 +110,7 @@ def game_join(*, user_id: int, group: int, size: int) -> Game:
         # Every join of a (group, size) locks the same row, so two simultaneous joins see each other.
         WaitingRoom.objects.select_for_update().get_or_create(group=group, size=size)
         waiting = (
-            Game.objects.select_for_update(of=("self",))
-            .select_related("initial_player")
+            Game.objects.select_for_update()
             .filter(status=Game.Status.WAITING, group=group, size=size)
             .order_by("created_at")
             .first()
@@ -215,10 +210,7 @@ def game_expire_due(*, now: datetime | None = None, limit: int = 200) -> int:
     with transaction.atomic():
         # skip_locked: a game being played right now, or expired by another process, is left to them.
         due = list(
-            Game.objects.select_for_update(skip_locked=True, of=("self",))
-            .select_related("initial_player", "second_player")
-            .filter(deadline__lte=now)
-            .order_by("deadline")[:limit]
+            Game.objects.select_for_update(skip_locked=True).filter(deadline__lte=now).order_by("deadline")[:limit]
         )
         for game in due:
             if game.status == Game.Status.FINISHED:

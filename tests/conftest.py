@@ -5,6 +5,8 @@ import pytest
 from django.core.cache import cache
 from django.test import Client
 
+from accounts.nicks import nick_of
+
 from .factories import UserFactory
 
 PASSWORDS = {"alice": "alice-secret", "bob": "bob-secret", "charlie": "charlie-secret"}
@@ -28,9 +30,12 @@ def no_limits(settings):
 
 @pytest.fixture(autouse=True)
 def empty_cache():
+    # Rolled-back tests give their user ids to the next test's users: the nicks remembered by id must go too.
     cache.clear()
+    nick_of.cache_clear()
     yield
     cache.clear()
+    nick_of.cache_clear()
 
 
 class Api:
