@@ -17,21 +17,13 @@ import { Worker, isMainThread, parentPort } from "node:worker_threads";
 
 import { LEVELS, chooseMove } from "../static/js/ai.js";
 import { BLUE, DEFAULT_SIZE, MAX_SIZE, MIN_SIZE, State, randomThrow } from "../static/js/rules/tab.js";
+import { seeded } from "../static/js/seeded.js";
 
 const HARDEST = LEVELS.at(-1);
 // A game that long has stopped being about skill (none has come close in practice).
 const MAX_ACTIONS = 20_000;
 const CHUNK = 10;
 
-/** Return a seeded generator of floats in [0, 1) (mulberry32). */
-function seeded(seed) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Play one game; return the winning level (null for a game cut at MAX_ACTIONS) and the time of each move. */
 function playGame({ size, blue, red, seed, budgets }) {

@@ -12,7 +12,7 @@ between is either in that snapshot or queued for the listener; versions tell dup
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -55,26 +55,33 @@ def sse(version: int, message: str) -> str:
     return f"id: {version}\ndata: {message}\n\n"
 
 
+def in_worker_thread[**P, R](function: Callable[P, R]) -> Callable[P, Awaitable[R]]:
+    """Run a stream's database read in a worker thread, its connection closed afterwards: a stream may stay open
+    for hours, and must not hold a database connection meanwhile."""
+
+    def read(*args: P.args, **kwargs: P.kwargs) -> R:
+        close_old_connections()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            close_old_connections()
+
+    return sync_to_async(read, thread_sensitive=False)
+
+
+@in_worker_thread
 def _current(game_pk: int) -> tuple[int, bool, str | None]:
-    """Read the game's current message from the database (in a worker thread)."""
-    close_old_connections()
-    try:
-        game = Game.objects.select_related("initial_player", "second_player").get(pk=game_pk)
-        message = selectors.game_message(game)
-        final = game.status == Game.Status.FINISHED
-        return game.version, final, None if message is None else json.dumps(message, separators=(",", ":"))
-    finally:
-        # A stream may stay open for hours: it must not hold a database connection meanwhile.
-        close_old_connections()
+    """Read the game's current message from the database."""
+    game = Game.objects.get(pk=game_pk)
+    message = selectors.game_message(game)
+    final = game.status == Game.Status.FINISHED
+    return game.version, final, None if message is None else json.dumps(message, separators=(",", ":"))
 
 
+@in_worker_thread
 def _find(public_id: str, nick: str) -> tuple[Game | None, bool]:
-    close_old_connections()
-    try:
-        game = Game.objects.select_related("initial_player", "second_player").filter(public_id=public_id).first()
-        return game, game is not None and any(player.username == nick for player in game.players)
-    finally:
-        close_old_connections()
+    game = Game.objects.select_related("initial_player", "second_player").filter(public_id=public_id).first()
+    return game, game is not None and any(player.username == nick for player in game.players)
 
 
 async def _redis_subscribed() -> None:
@@ -96,7 +103,7 @@ async def _stream(game_pk: int, channel: str) -> AsyncIterator[str]:
     manager.add_listener(listener)
     try:
         await _redis_subscribed()
-        sent, final, message = await sync_to_async(_current, thread_sensitive=False)(game_pk)
+        sent, final, message = await _current(game_pk)
         if message is not None:
             yield sse(sent, message)
             if final:
@@ -115,7 +122,7 @@ async def _stream(game_pk: int, channel: str) -> AsyncIterator[str]:
             queued = [decode(item.data) for item in items]
             if overflow:
                 # The listener's queue is bounded: when it overflowed, the database has the latest snapshot.
-                version, final, message = await sync_to_async(_current, thread_sensitive=False)(game_pk)
+                version, final, message = await _current(game_pk)
                 if message is not None:
                     queued.append((version, final, message))
             for version, final, message in queued:
@@ -142,7 +149,7 @@ async def update(request: HttpRequest) -> HttpResponse:
         return JsonResponse({"error": "undefined game"}, status=400)
     if len(public_id) > 64 or len(nick) > 64 or not is_text(public_id) or not is_text(nick):
         return JsonResponse({"error": "Invalid game reference"}, status=400)
-    game, plays = await sync_to_async(_find, thread_sensitive=False)(public_id, nick)
+    game, plays = await _find(public_id, nick)
     if game is None:
         return JsonResponse({"error": "Invalid game reference"}, status=400)
     if not plays:
@@ -151,13 +158,17 @@ async def update(request: HttpRequest) -> HttpResponse:
         # The client saw the last message and its EventSource reconnected: 204 tells it to stop.
         return HttpResponse(status=204)
     slot = await sync_to_async(limits.stream_slot, thread_sensitive=False)(nick)
-    stream = limits.holding(slot, _stream(game.pk, channel_name(public_id)))
-    response = StreamingHttpResponse(stream, content_type="text/event-stream")
-    response["Cache-Control"] = "no-cache"
-    response["X-Accel-Buffering"] = "no"
-    return response
+    return stream_response(limits.holding(slot, game_stream(game.pk, public_id)))
 
 
 def game_stream(game_pk: int, public_id: str) -> AsyncIterator[str]:
     """Return a game's stream, for spectators as for players: its current snapshot, then each newer one."""
     return _stream(game_pk, channel_name(public_id))
+
+
+def stream_response(stream: AsyncIterator[str]) -> StreamingHttpResponse:
+    """Return the Server-Sent Events response of a stream, unbuffered and uncached all the way to the browser."""
+    response = StreamingHttpResponse(stream, content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"
+    return response

@@ -2,9 +2,7 @@
 
 from urllib.parse import urlencode
 
-from asgiref.sync import sync_to_async
-from django.db import close_old_connections
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from rankings.selectors import player_by_nick
@@ -59,22 +57,9 @@ def game(request: HttpRequest, public_id: str) -> HttpResponse:
     return render(request, "games/game.html", context)
 
 
-def _watched(public_id: str) -> Game | None:
-    # In a worker thread, as the update stream does: the connection must not outlive the lookup.
-    close_old_connections()
-    try:
-        return selectors.watched_game(public_id)
-    finally:
-        close_old_connections()
-
-
 async def game_stream(request: HttpRequest, public_id: str) -> HttpResponse:
     """GET /games/<id>/stream: a spectator's read-only stream of a game, the same snapshots the players get."""
-    found = await sync_to_async(_watched, thread_sensitive=False)(public_id[:64])
+    found = await events.in_worker_thread(selectors.watched_game)(public_id[:64])
     if found is None:
         raise Http404("No such game")
-    stream = events.game_stream(found.pk, found.public_id)
-    response = StreamingHttpResponse(stream, content_type="text/event-stream")
-    response["Cache-Control"] = "no-cache"
-    response["X-Accel-Buffering"] = "no"
-    return response
+    return events.stream_response(events.game_stream(found.pk, found.public_id))

@@ -2,6 +2,7 @@
 // Every move it considers comes from the rules engine (rules/tab.js); this module only weighs them.
 
 import { BLUE, THROW_PROBABILITIES, opponent, ownPathPosition, throwOfValue } from "./rules/tab.js";
+import { mulberry32 } from "./seeded.js";
 
 // Levels 3 and up search `depth` moves ahead; the hardest one deepens move by move until `budget` ms would run out.
 export const LEVELS = Object.freeze([
@@ -148,14 +149,7 @@ function countInRow(state, color, row) {
 
 // Zobrist keys: two 32-bit words per (cell, kind of piece), kind = color × inMotion × reachedLastRow.
 const ZOBRIST = (() => {
-  let seed = 0x2545f491;
-  const next = () => {
-    // mulberry32
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return (t ^ (t >>> 14)) | 0;
-  };
+  const next = mulberry32(0x2545f491);
   const cells = 4 * 15;
   const words = new Int32Array(cells * 9 * 2 + 2 + 2 * 7);
   for (let index = 0; index < words.length; index++) words[index] = next();

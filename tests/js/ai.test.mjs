@@ -7,6 +7,7 @@ import { test } from "node:test";
 
 import { LEVELS, chooseMove } from "../../static/js/ai.js";
 import { BLUE, RED, State, randomThrow, throwOfValue } from "../../static/js/rules/tab.js";
+import { seeded } from "../../static/js/seeded.js";
 
 const HARDEST = LEVELS.at(-1).level;
 
@@ -40,15 +41,6 @@ function position(diagram, turn, value) {
   return state;
 }
 
-/** Return a seeded generator of floats in [0, 1) (mulberry32). */
-function seeded(seed) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Yield the positions of a random game where the player on turn has a choice to make. */
 function* playout(size, seed, maxMoves = 400) {

@@ -26,6 +26,7 @@ import {
   throwFromSticks,
   throwOfValue,
 } from "../../static/js/rules/tab.js";
+import { seeded } from "../../static/js/seeded.js";
 
 const VECTORS = JSON.parse(gunzipSync(readFileSync(new URL("../vectors/tab.json.gz", import.meta.url))));
 const SIZES = [7, 9, 11, 13, 15];
@@ -204,15 +205,6 @@ function assertRefused(state, action, message) {
   assert.equal(JSON.stringify(state), before);
 }
 
-/** Return a small seeded pseudo-random generator (mulberry32), for repeatable throws. */
-function seeded(seed) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const unmoved = (color) => ({ color, inMotion: false, reachedLastRow: false });
 
