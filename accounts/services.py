@@ -95,8 +95,8 @@ async def user_register(*, nick: str, password: str) -> int:
         if user_id is not None:
             await _in_database_thread(credentials.remember)(nick, password, user_id)
             return user_id
-    # Registered before, or meanwhile: then this is a password check.
-    return await user_authenticate(nick=nick, password=password)
+    # Registered before, or meanwhile: then this is a password check (the remembered pairs were looked up above).
+    return await user_verify(nick=nick, password=password)
 
 
 async def user_authenticate(*, nick: str, password: str) -> int:

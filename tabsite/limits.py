@@ -57,10 +57,10 @@ def _window() -> tuple[int, int]:
     return int(now // WINDOW), max(1, WINDOW - int(now % WINDOW))
 
 
-def _count(name: str, who: str, *, add: bool) -> tuple[int, int]:
+def _count(name: str, *who: str, add: bool) -> tuple[int, int]:
     """Return the count of `name` for `who` in this minute (after adding one if `add`) and the seconds left."""
     window, left = _window()
-    key = f"tab:limit:{name}:{_digest(who)}:{window}"
+    key = f"tab:limit:{name}:{_digest(*who)}:{window}"
     if not add:
         return cache.get(key) or 0, left
     # A little longer than the window, so that a counter never expires while its window is on.
@@ -77,7 +77,7 @@ def check_login(nick: str) -> None:
     limit = settings.TAB_LOGIN_FAILURES_PER_MINUTE
     if not limit:
         return
-    failures, left = _count("login", _digest(nick, current_address.get()), add=False)
+    failures, left = _count("login", nick, current_address.get(), add=False)
     if failures >= limit:
         raise Throttled(f"Too many wrong passwords for this nick: try again in {left} s", left)
 
@@ -85,7 +85,7 @@ def check_login(nick: str) -> None:
 def login_failed(nick: str) -> None:
     """Count a wrong password for a nick from this address."""
     if settings.TAB_LOGIN_FAILURES_PER_MINUTE:
-        _count("login", _digest(nick, current_address.get()), add=True)
+        _count("login", nick, current_address.get(), add=True)
 
 
 def _count_request(request: HttpRequest, name: str, setting: str) -> None:
