@@ -1,7 +1,7 @@
 """Accounts: registration and the password check that every API call makes.
 
 Both are coroutines, because they run in two kinds of thread: the database work in the process's database thread
-(`sync_to_async`, thread sensitive), and password hashing, hundreds of milliseconds of CPU that releases the GIL, in
+(tabsite/dbthread.py), and password hashing, hundreds of milliseconds of CPU that releases the GIL, in
 a worker thread, so that hashing never holds up the games of other players.
 """
 
@@ -14,6 +14,7 @@ from django.contrib.auth.hashers import check_password, make_password
 from django.db import IntegrityError, transaction
 
 from tabsite import limits
+from tabsite.dbthread import in_database_thread as _in_database_thread
 
 from . import credentials
 
@@ -77,7 +78,6 @@ def _password_check(password: str, encoded: str) -> tuple[bool, str | None]:
     return matches, upgraded[0] if upgraded else None
 
 
-_in_database_thread = sync_to_async  # thread sensitive: the thread that holds this process's connection
 _hashing = sync_to_async(make_password, thread_sensitive=False)
 _checking = sync_to_async(_password_check, thread_sensitive=False)
 

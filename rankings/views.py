@@ -1,8 +1,7 @@
 from typing import Any
 
-from asgiref.sync import sync_to_async
-
 from tabsite.api import ApiError, api_function, integer, is_group, shown
+from tabsite.dbthread import in_database_thread
 
 from .selectors import ranking_top
 
@@ -18,4 +17,4 @@ async def ranking(args: dict[str, Any]) -> dict[str, Any]:
     size = integer(args.get("size"))
     if size is None or not 1 <= size <= 1000:
         raise ApiError(f"Invalid size '{shown(args.get('size', 'undefined'))}'")
-    return {"ranking": await sync_to_async(ranking_top)(group=group, size=size)}
+    return {"ranking": await in_database_thread(ranking_top)(group=group, size=size)}

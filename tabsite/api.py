@@ -11,7 +11,6 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from asgiref.sync import sync_to_async
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
@@ -19,6 +18,7 @@ from django.views.decorators.csrf import csrf_exempt
 from accounts.services import AuthenticationFailed, InvalidNick, remembered_user_id, user_verify
 from games.services import GameError
 
+from .dbthread import in_database_thread
 from .text import is_text
 
 NICK_MAX_LENGTH = 32
@@ -159,9 +159,9 @@ async def as_player[Result](login: tuple[str, str], service: Callable[..., Resul
     A pair verified recently costs one trip to that thread, check and service together; otherwise the password is
     checked against its hash in a worker thread first.
     """
-    result = await sync_to_async(_as_remembered_player)(login, service, arguments)
+    result = await in_database_thread(_as_remembered_player)(login, service, arguments)
     if result is not _UNVERIFIED:
         return result
     nick, password = login
     user_id = await user_verify(nick=nick, password=password)
-    return await sync_to_async(service)(user_id=user_id, **arguments)
+    return await in_database_thread(service)(user_id=user_id, **arguments)
