@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from rankings.services import ranking_record, rankings_rebuild
 
-from . import events, history, selectors
+from . import events, history, selectors, store
 from .models import Game, GameEvent, WaitingRoom
 from .rules import tab
 
@@ -28,11 +28,11 @@ def _deadline(now: datetime) -> datetime:
 
 
 def _locked_game(public_id: str) -> Game:
-    try:
-        # The players' nicks come from accounts.nicks, not from a join: the query stays small.
-        return Game.objects.select_for_update().get(public_id=public_id)
-    except Game.DoesNotExist:
-        raise GameError("Invalid game reference") from None
+    # select_for_update(), built once (games/store.py); the players' nicks come from accounts.nicks, not a join.
+    game = store.game_locked(public_id)
+    if game is None:
+        raise GameError("Invalid game reference")
+    return game
 
 
 def _player_color(game: Game, user_id: int) -> str:
@@ -62,8 +62,11 @@ def _playing_game(
 def _record(game: Game, kind: str, player_id: int | None, data: dict, now: datetime) -> None:
     """Advance the game's version, log the action under it, and publish the new snapshot after commit."""
     game.version += 1
-    game.save()
-    GameEvent.objects.create(game=game, seq=game.version, kind=kind, player_id=player_id, data=data)
+    if game.pk is None:
+        game.save()
+    else:
+        store.game_save(game)
+    store.event_add(game=game, kind=kind, player_id=player_id, data=data, at=now)
     message = selectors.game_message(game)
     if message is not None:
         public_id, version, final = game.public_id, game.version, game.status == Game.Status.FINISHED
