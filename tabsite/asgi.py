@@ -2,6 +2,7 @@
 
 import gc
 import os
+import sys
 
 from django.core.asgi import get_asgi_application
 
@@ -22,3 +23,8 @@ sweeper.start()
 # young generation's threshold is raised for the same reason (each request allocates a few thousand objects).
 gc.freeze()
 gc.set_threshold(20_000, 20, 20)
+
+# The database thread gives up the GIL in every SQLite call and must take it back from the event loop, which keeps it
+# for up to the switch interval when busy (5 ms by default): at 400 actions/s, the p99 from a throw to both streams was
+# 344 ms with 5 ms, and 8.4 ms with 1 ms, for the same CPU.
+sys.setswitchinterval(0.001)
