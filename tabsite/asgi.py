@@ -12,11 +12,13 @@ pages = get_asgi_application()
 
 # These need the apps loaded by get_asgi_application.
 from games import sweeper  # noqa: E402
+from tabsite import dbthread  # noqa: E402
 from tabsite.bodylimit import BodySizeLimit  # noqa: E402
 from tabsite.handlers import application_for  # noqa: E402
 
 application = BodySizeLimit(application_for(pages))
 sweeper.start()
+dbthread.start()
 
 # Everything loaded so far lives as long as the process: keep it out of the collector's passes, which otherwise walk
 # it again and again. With thousands of open streams, full collections were a quarter of the server's CPU; the

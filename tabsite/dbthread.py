@@ -1,15 +1,159 @@
 """The database thread: where the API's database work runs, one call at a time, on one persistent connection.
 
-It is asgiref's thread for thread-sensitive calls (`sync_to_async`): outside a request with a thread of its own,
-that is one thread per process (and, in tests driven by `async_to_sync`, the test's own thread). The API's handler
-sends no request signals (tabsite/handlers.py), so the checks Django makes when a request starts are made here,
-before each call: a connection past CONN_MAX_AGE, or left unusable by an error, is closed and opened again.
+A server process starts one (`start()`, from tabsite/asgi.py). Calls queue up for it, and it takes all the waiting
+ones at once and runs them in one transaction, each in its own savepoint (a service's `transaction.atomic()` nests
+as one), so that a refused action undoes only itself. This is group commit: under load one commit, one wake-up of
+the thread and one of the event loop serve many actions, where each action used to pay for all three; when the
+server is quiet a batch is a single call and nothing waits for company. Results and errors reach the callers only
+after the commit, and the updates are published on commit, as before.
+
+If the transaction of a batch fails as a whole (a deadlock between two server processes on PostgreSQL, a lost
+connection), nothing of it was committed: each call is run again alone, in its own transaction, and gets its own
+result or error.
+
+The API's handler sends no request signals (tabsite/handlers.py), so the checks Django makes when a request starts
+are made here, before each batch: a connection past CONN_MAX_AGE, or left unusable by an error, is replaced.
+
+Without `start()` (management commands, Django's test client), calls go to asgiref's thread for thread-sensitive
+work, as `sync_to_async` does, which under `async_to_sync` is the caller's own thread and transaction.
 """
 
+import asyncio
+import contextlib
+import contextvars
+import logging
+import queue
+import threading
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from asgiref.sync import sync_to_async
-from django.db import close_old_connections, connection
+from django.db import DatabaseError, close_old_connections, connection, connections, transaction
+
+logger = logging.getLogger(__name__)
+
+# At most this many calls share a transaction: a batch must not hold the write lock for long.
+BATCH_MAX = 64
+
+
+class Call:
+    __slots__ = ("context", "function", "args", "kwargs", "future", "loop", "outcome")
+
+    def __init__(self, function, args, kwargs, future: asyncio.Future, loop: asyncio.AbstractEventLoop):
+        self.context = contextvars.copy_context()
+        self.function, self.args, self.kwargs = function, args, kwargs
+        self.future, self.loop = future, loop
+        self.outcome: tuple[bool, Any] = (False, None)
+
+    def run(self, *, savepoint: bool = False) -> None:
+        try:
+            if savepoint:
+                # In a batch: whatever the call wrote is undone with it if it fails, and only that.
+                with transaction.atomic():
+                    self.outcome = (True, self.context.run(self.function, *self.args, **self.kwargs))
+            else:
+                self.outcome = (True, self.context.run(self.function, *self.args, **self.kwargs))
+        except BaseException as error:  # noqa: BLE001 - every outcome goes back to its caller
+            self.outcome = (False, error)
+
+
+def _settle(calls: list[Call]) -> None:
+    """Hand each call's outcome to its coroutine (on the event loop)."""
+    for call in calls:
+        if call.future.cancelled():
+            continue
+        succeeded, value = call.outcome
+        if succeeded:
+            call.future.set_result(value)
+        else:
+            call.future.set_exception(value)
+
+
+class DatabaseThread:
+    def __init__(self) -> None:
+        self.calls: queue.SimpleQueue[Call | None] = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self.serve, name="tab-database", daemon=True)
+
+    def stop(self) -> None:
+        """Let the thread finish the calls queued so far, close its connections and end."""
+        self.calls.put(None)
+        self.thread.join()
+
+    def submit(self, function: Callable, args: tuple, kwargs: dict) -> asyncio.Future:
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        self.calls.put(Call(function, args, kwargs, future, loop))
+        return future
+
+    def serve(self) -> None:
+        stopping = False
+        while not stopping:
+            batch: list[Call] = []
+            call = self.calls.get()
+            while call is not None:
+                batch.append(call)
+                if len(batch) == BATCH_MAX:
+                    break
+                try:
+                    call = self.calls.get_nowait()
+                except queue.Empty:
+                    break
+            stopping = call is None
+            if not batch:
+                continue
+            try:
+                self.run_batch(batch)
+            except Exception as error:  # the thread must live on: every caller hears of it
+                logger.exception("database calls failed")
+                for call in batch:
+                    call.outcome = (False, error)
+            by_loop: dict[asyncio.AbstractEventLoop, list[Call]] = {}
+            for call in batch:
+                by_loop.setdefault(call.loop, []).append(call)
+            for loop, calls in by_loop.items():
+                with contextlib.suppress(RuntimeError):  # that loop is closed: no one is waiting any more
+                    loop.call_soon_threadsafe(_settle, calls)
+        connections.close_all()
+
+    @staticmethod
+    def run_batch(batch: list[Call]) -> None:
+        try:
+            close_old_connections()
+            if len(batch) == 1:
+                batch[0].run()
+                return
+            with transaction.atomic():
+                for call in batch:
+                    call.run(savepoint=True)
+                if connection.needs_rollback:
+                    # Something left the transaction unable to commit: Django would roll it back without a word.
+                    raise DatabaseError("the transaction of the batch cannot be committed")
+        except DatabaseError as error:
+            # The transaction failed as a whole (at BEGIN or COMMIT): nothing of the batch was committed.
+            logger.warning("a batch of %d database calls failed (%s): running them one by one", len(batch), error)
+            for call in batch:
+                call.outcome = (False, error)
+        # A call that met a database error was undone alone (its savepoint); it may have been a batch's error rather
+        # than its own (a deadlock between two processes' batches, on PostgreSQL): once more, in a transaction alone.
+        for call in batch if len(batch) > 1 else ():
+            if not call.outcome[0] and isinstance(call.outcome[1], DatabaseError):
+                with contextlib.suppress(DatabaseError):
+                    close_old_connections()
+                call.run()
+
+
+_thread: DatabaseThread | None = None
+_started = threading.Lock()
+
+
+def start() -> None:
+    """Start this process's database thread, once; from then on the API's database calls go to it."""
+    global _thread
+    with _started:
+        if _thread is None:
+            thread = DatabaseThread()
+            thread.thread.start()
+            _thread = thread
 
 
 def in_database_thread[**P, R](function: Callable[P, R]) -> Callable[P, Awaitable[R]]:
@@ -21,4 +165,11 @@ def in_database_thread[**P, R](function: Callable[P, R]) -> Callable[P, Awaitabl
             close_old_connections()
         return function(*args, **kwargs)
 
-    return sync_to_async(run)
+    in_asgiref_thread = sync_to_async(run)
+
+    async def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        if _thread is None:
+            return await in_asgiref_thread(*args, **kwargs)
+        return await _thread.submit(function, args, kwargs)
+
+    return call

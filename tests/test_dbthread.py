@@ -1,0 +1,95 @@
+"""The database thread's batches: calls that queue up together share one transaction, and each gets its own outcome.
+
+The thread is the real one, with its own connection, so these tests commit for real (transaction=True). A first call
+holds the thread until the others are queued: they then run as one batch.
+"""
+
+import asyncio
+import threading
+
+import pytest
+from django.db import OperationalError
+
+from games.models import WaitingRoom
+from tabsite.dbthread import DatabaseThread
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+class Refused(Exception):
+    pass
+
+
+def room_add(group: int) -> int:
+    return WaitingRoom.objects.create(group=group, size=9).group
+
+
+def room_add_then_refuse(group: int) -> None:
+    from django.db import transaction
+
+    with transaction.atomic():  # as a service does: its writes are undone with it
+        WaitingRoom.objects.create(group=group, size=9)
+        raise Refused(f"no room {group}")
+
+
+@pytest.fixture
+def database_thread():
+    thread = DatabaseThread()
+    thread.thread.start()
+    yield thread
+    thread.stop()
+
+
+def run_batch(database_thread: DatabaseThread, calls: list) -> list:
+    """Submit every (function, *args) while the thread is held, so that they form one batch; return the outcomes."""
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        held.set()
+        release.wait(10)
+
+    async def main() -> list:
+        first = database_thread.submit(hold, (), {})
+        await asyncio.get_running_loop().run_in_executor(None, held.wait, 10)
+        futures = [database_thread.submit(function, tuple(args), {}) for function, *args in calls]
+        assert database_thread.calls.qsize() == len(calls)
+        release.set()
+        await first
+        return await asyncio.gather(*futures, return_exceptions=True)
+
+    return asyncio.run(main())
+
+
+def test_a_refused_call_undoes_only_itself(database_thread):
+    outcomes = run_batch(database_thread, [(room_add, 1), (room_add_then_refuse, 2), (room_add, 3)])
+
+    assert outcomes[0] == 1 and outcomes[2] == 3
+    assert isinstance(outcomes[1], Refused) and str(outcomes[1]) == "no room 2"
+    assert sorted(WaitingRoom.objects.values_list("group", flat=True)) == [1, 3]
+
+
+def test_a_database_error_in_a_batch_is_tried_again_alone(database_thread):
+    attempts = []
+
+    def fails_once(group: int) -> int:
+        attempts.append(group)
+        if len(attempts) == 1:
+            # What a deadlock between two processes' batches looks like to the loser.
+            raise OperationalError("deadlock detected")
+        return room_add(group)
+
+    outcomes = run_batch(database_thread, [(room_add, 1), (fails_once, 2), (room_add, 3)])
+
+    assert outcomes == [1, 2, 3]
+    assert attempts == [2, 2]
+    assert sorted(WaitingRoom.objects.values_list("group", flat=True)) == [1, 2, 3]
+
+
+def test_the_thread_survives_every_kind_of_failure(database_thread):
+    def crashes() -> None:
+        raise RuntimeError("bug")
+
+    outcomes = run_batch(database_thread, [(crashes,), (room_add, 5)])
+
+    assert isinstance(outcomes[0], RuntimeError) and outcomes[1] == 5
+    assert run_batch(database_thread, [(room_add, 6)]) == [6]
