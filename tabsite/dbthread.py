@@ -1,11 +1,11 @@
 """The database thread: where the API's database work runs, one call at a time, on one persistent connection.
 
 A server process starts one (`start()`, from tabsite/asgi.py). Calls queue up for it, and it takes all the waiting
-ones at once and runs them in one transaction, each in its own savepoint (a service's `transaction.atomic()` nests
-as one), so that a refused action undoes only itself. This is group commit: under load one commit, one wake-up of
-the thread and one of the event loop serve many actions, where each action used to pay for all three; when the
-server is quiet a batch is a single call and nothing waits for company. Results and errors reach the callers only
-after the commit, and the updates are published on commit, as before.
+ones at once and runs them in one transaction. A call's writes must be in its own `transaction.atomic()` (every
+service's are), which nests as a savepoint: a refused action undoes only itself. This is group commit: under load one
+commit, one wake-up of the thread and one of the event loop serve many actions, where each action used to pay for all
+three; when the server is quiet a batch is a single call and nothing waits for company. Results and errors reach the
+callers only after the commit, and the updates are published on commit, as before.
 
 If the transaction of a batch fails as a whole (a deadlock between two server processes on PostgreSQL, a lost
 connection), nothing of it was committed: each call is run again alone, in its own transaction, and gets its own
@@ -45,14 +45,9 @@ class Call:
         self.future, self.loop = future, loop
         self.outcome: tuple[bool, Any] = (False, None)
 
-    def run(self, *, savepoint: bool = False) -> None:
+    def run(self) -> None:
         try:
-            if savepoint:
-                # In a batch: whatever the call wrote is undone with it if it fails, and only that.
-                with transaction.atomic():
-                    self.outcome = (True, self.context.run(self.function, *self.args, **self.kwargs))
-            else:
-                self.outcome = (True, self.context.run(self.function, *self.args, **self.kwargs))
+            self.outcome = (True, self.context.run(self.function, *self.args, **self.kwargs))
         except BaseException as error:  # noqa: BLE001 - every outcome goes back to its caller
             self.outcome = (False, error)
 
@@ -124,7 +119,7 @@ class DatabaseThread:
                 return
             with transaction.atomic():
                 for call in batch:
-                    call.run(savepoint=True)
+                    call.run()
                 if connection.needs_rollback:
                     # Something left the transaction unable to commit: Django would roll it back without a word.
                     raise DatabaseError("the transaction of the batch cannot be committed")
