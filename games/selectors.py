@@ -10,9 +10,11 @@ from .models import Game, GameEvent
 from .rules import tab
 
 
-def game_snapshot(game: Game) -> dict:
-    """Return the full state of a started game as the update stream sends it (without `winner`)."""
-    state = tab.State.from_json(game.state)
+def game_snapshot(game: Game, state: tab.State | None = None) -> dict:
+    """Return the full state of a started game as the update stream sends it (without `winner`); `state`, when
+    given, is the rules state of `game.state`, already decoded."""
+    if state is None:
+        state = tab.State.from_json(game.state)
     nicks = {tab.BLUE: nick_of(game.initial_player_id), tab.RED: nick_of(game.second_player_id)}
     snapshot = {
         "pieces": [piece.to_json() if piece else None for piece in state.pieces],
@@ -30,14 +32,14 @@ def game_snapshot(game: Game) -> dict:
     return snapshot
 
 
-def game_message(game: Game) -> dict | None:
+def game_message(game: Game, state: tab.State | None = None) -> dict | None:
     """Return the update message for the game's current version, or None while it waits for an opponent."""
     if game.status == Game.Status.WAITING:
         return None
     if game.state is None:
         # Ended while waiting: there is no board to show.
         return {"winner": None}
-    message = game_snapshot(game)
+    message = game_snapshot(game, state)
     if game.status == Game.Status.FINISHED:
         message["winner"] = None if game.winner_id is None else nick_of(game.winner_id)
     return message

@@ -59,15 +59,18 @@ def _playing_game(
     return game, state
 
 
-def _record(game: Game, kind: str, player_id: int | None, data: dict, now: datetime) -> None:
-    """Advance the game's version, log the action under it, and publish the new snapshot after commit."""
+def _record(
+    game: Game, kind: str, player_id: int | None, data: dict, now: datetime, state: tab.State | None = None
+) -> None:
+    """Advance the game's version, log the action under it, and publish the new snapshot after commit. `state` is
+    the rules state that `game.state` was made from, if the caller has it (it need not be decoded again)."""
     game.version += 1
     if game.pk is None:
         game.save()
     else:
         store.game_save(game)
     store.event_add(game=game, kind=kind, player_id=player_id, data=data, at=now)
-    message = selectors.game_message(game)
+    message = selectors.game_message(game, state)
     if message is not None:
         public_id, version, final = game.public_id, game.version, game.status == Game.Status.FINISHED
         # robust: the move is committed whatever happens to its publication; a stream that misses it catches up
@@ -160,7 +163,8 @@ def game_roll(*, public_id: str, user_id: int) -> tab.Throw:
             raise GameError(str(error)) from None
         game.state = state.to_json()
         game.deadline = _deadline(now)
-        _record(game, GameEvent.Kind.THROW, user_id, {"sticks": list(throw.sticks), "value": throw.value}, now)
+        data = {"sticks": list(throw.sticks), "value": throw.value}
+        _record(game, GameEvent.Kind.THROW, user_id, data, now, state)
         return throw
 
 
@@ -175,7 +179,7 @@ def game_pass(*, public_id: str, user_id: int) -> None:
             raise GameError(str(error)) from None
         game.state = state.to_json()
         game.deadline = _deadline(now)
-        _record(game, GameEvent.Kind.PASS, user_id, {}, now)
+        _record(game, GameEvent.Kind.PASS, user_id, {}, now, state)
 
 
 def game_notify(*, public_id: str, user_id: int, cell: int) -> None:
@@ -200,7 +204,7 @@ def game_notify(*, public_id: str, user_id: int, cell: int) -> None:
             kind, data = GameEvent.Kind.DESELECT, {"cell": cell}
         else:
             kind, data = GameEvent.Kind.SELECT, {"cell": cell, "destinations": state.selected}
-        _record(game, kind, user_id, data, now)
+        _record(game, kind, user_id, data, now, state)
 
 
 def game_expire_due(*, now: datetime | None = None, limit: int = 200) -> int:

@@ -28,6 +28,7 @@ GAME_SAVED = (
     "finished_at",
 )
 EVENT_FIELDS = ("game", "seq", "kind", "player", "data", "created_at")
+_ATTNAMES = {name: Game._meta.get_field(name).attname for name in GAME_SAVED}
 
 
 @cache
@@ -47,9 +48,9 @@ def _locking(vendor: str) -> tuple[str, list[str], list[tuple[Field, list]]]:
 
 
 @cache
-def _update(vendor: str) -> tuple[str, list[Field]]:
+def _update(vendor: str, names: tuple[str, ...]) -> tuple[str, list[Field]]:
     quote = connections[DEFAULT_DB_ALIAS].ops.quote_name
-    fields = [Game._meta.get_field(name) for name in GAME_SAVED]
+    fields = [Game._meta.get_field(name) for name in names]
     columns = ", ".join(f"{quote(field.column)} = %s" for field in fields)
     return f"UPDATE {quote(Game._meta.db_table)} SET {columns} WHERE {quote(Game._meta.pk.column)} = %s", fields
 
@@ -77,16 +78,28 @@ def game_locked(public_id: str) -> Game | None:
         for function in functions:
             value = function(value, column, db)
         values.append(value)
-    return Game.from_db(DEFAULT_DB_ALIAS, names, values)
+    game = Game.from_db(DEFAULT_DB_ALIAS, names, values)
+    _remember_stored(game)
+    return game
+
+
+def _remember_stored(game: Game) -> None:
+    """Note what the database holds of the game, so that saving it writes only what changed."""
+    game._stored_values = {name: getattr(game, _ATTNAMES[name]) for name in GAME_SAVED}
 
 
 def game_save(game: Game) -> None:
-    """Write what an action changes of a game that exists (`game.save()`, for the columns in GAME_SAVED)."""
+    """Write what an action changed of a game that exists (`game.save(update_fields=…)`).
+
+    Only the columns that changed since the game was read: an index on a column that is left out is not touched."""
+    stored = getattr(game, "_stored_values", None)
+    names = tuple(name for name in GAME_SAVED if stored is None or getattr(game, _ATTNAMES[name]) != stored[name])
     db = connections[DEFAULT_DB_ALIAS]
-    sql, fields = _update(db.vendor)
+    sql, fields = _update(db.vendor, names)
     values = [field.get_db_prep_save(getattr(game, field.attname), db) for field in fields]
     with db.cursor() as cursor:
         cursor.execute(sql, [*values, game.pk])
+    _remember_stored(game)
 
 
 def event_add(*, game: Game, kind: str, player_id: int | None, data: dict, at: datetime) -> None:
