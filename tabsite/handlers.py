@@ -72,6 +72,9 @@ class ApiHandler(ASGIHandler):
             response = await self._middleware_chain(request)
             if response.status_code >= 400:
                 log_response("%s: %s", response.reason_phrase, request.path, response=response, request=request)
+        if not response.streaming and not response.has_header("Content-Length"):
+            # As CommonMiddleware would: without it the server sends the answer chunked, which costs both sides more.
+            response.headers["Content-Length"] = str(len(response.content))
         await self.send_response(response, send)
 
     def load_middleware(self, is_async=False):
