@@ -51,8 +51,9 @@ def publish(public_id: str, version: int, message: dict, *, final: bool) -> None
     relay.send(channel_name(public_id), EVENT_TYPE, encode(version, message, final=final))
 
 
-def sse(version: int, message: str) -> str:
-    return f"id: {version}\ndata: {message}\n\n"
+def sse(version: int, message: str) -> bytes:
+    # Bytes: the response passes them on as they are, where text would be encoded after a look at its headers.
+    return f"id: {version}\ndata: {message}\n\n".encode()
 
 
 def in_worker_thread[**P, R](function: Callable[P, R]) -> Callable[P, Awaitable[R]]:
@@ -95,7 +96,10 @@ async def _redis_subscribed() -> None:
         await asyncio.sleep(0.005)
 
 
-async def _stream(game_pk: int, channel: str) -> AsyncIterator[str]:
+KEEPALIVE = b": ping\n\n"
+
+
+async def _stream(game_pk: int, channel: str, slot: limits.StreamSlot | None) -> AsyncIterator[bytes]:
     manager = get_listener_manager()
     listener = Listener()
     listener.channels = {channel}
@@ -113,7 +117,9 @@ async def _stream(game_pk: int, channel: str) -> AsyncIterator[str]:
             try:
                 await asyncio.wait_for(listener.aevent.wait(), timeout=keepalive)
             except TimeoutError:
-                yield ": ping\n\n"
+                yield KEEPALIVE
+                if slot is not None:
+                    await slot.renew_if_due()
                 continue
             with manager.lock:
                 items = listener.channel_items.pop(channel, [])
@@ -132,8 +138,12 @@ async def _stream(game_pk: int, channel: str) -> AsyncIterator[str]:
                 sent = version
                 if final:
                     return
+            if slot is not None:
+                await slot.renew_if_due()
     finally:
         manager.remove_listener(listener)
+        if slot is not None:
+            slot.release()
 
 
 async def update(request: HttpRequest) -> HttpResponse:
@@ -158,15 +168,16 @@ async def update(request: HttpRequest) -> HttpResponse:
         # The client saw the last message and its EventSource reconnected: 204 tells it to stop.
         return HttpResponse(status=204)
     slot = await sync_to_async(limits.stream_slot, thread_sensitive=False)(nick)
-    return stream_response(limits.holding(slot, game_stream(game.pk, public_id)))
+    return stream_response(game_stream(game.pk, public_id, limits.StreamSlot(slot)))
 
 
-def game_stream(game_pk: int, public_id: str) -> AsyncIterator[str]:
-    """Return a game's stream, for spectators as for players: its current snapshot, then each newer one."""
-    return _stream(game_pk, channel_name(public_id))
+def game_stream(game_pk: int, public_id: str, slot: limits.StreamSlot | None = None) -> AsyncIterator[bytes]:
+    """Return a game's stream, for spectators as for players: its current snapshot, then each newer one; a player's
+    stream holds one of the nick's slots (`limits.stream_slot`) while it lasts."""
+    return _stream(game_pk, channel_name(public_id), slot)
 
 
-def stream_response(stream: AsyncIterator[str]) -> StreamingHttpResponse:
+def stream_response(stream: AsyncIterator[bytes]) -> StreamingHttpResponse:
     """Return the Server-Sent Events response of a stream, unbuffered and uncached all the way to the browser."""
     response = StreamingHttpResponse(stream, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"

@@ -163,8 +163,8 @@ def in_database_thread[**P, R](function: Callable[P, R]) -> Callable[P, Awaitabl
     in_asgiref_thread = sync_to_async(run)
 
     async def call(*args: P.args, **kwargs: P.kwargs) -> R:
-        if _thread is None:
-            return await in_asgiref_thread(*args, **kwargs)
-        return await _thread.submit(function, args, kwargs)
+        if _thread is not None:
+            return await _thread.submit(function, args, kwargs)
+        return await in_asgiref_thread(*args, **kwargs)
 
     return call

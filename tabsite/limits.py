@@ -11,7 +11,7 @@ A refusal raises `Throttled`, which the middleware turns into 429 `{"error": …
 import functools
 import hashlib
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
 
@@ -144,16 +144,18 @@ def stream_slot(nick: str) -> str | None:
     raise Throttled(f"Too many open update streams for this nick (at most {cap})", _slot_ttl())
 
 
-async def holding(slot: str | None, stream: AsyncGenerator[str]) -> AsyncIterator[str]:
-    """Pass a stream through, renewing its slot while it lasts and giving it back at the end."""
-    renewed = time.monotonic()
-    try:
-        async for chunk in stream:
-            yield chunk
-            if slot and time.monotonic() - renewed >= settings.TAB_KEEPALIVE_SECONDS:
-                renewed = time.monotonic()
-                await cache.atouch(slot, _slot_ttl())
-    finally:
-        if slot:
-            cache.delete(slot)
-        await stream.aclose()
+class StreamSlot:
+    """A stream's slot, held while the stream lasts: renewed as it goes, given back at its end."""
+
+    def __init__(self, key: str | None):
+        self.key = key
+        self.renewed = time.monotonic()
+
+    async def renew_if_due(self) -> None:
+        if self.key and time.monotonic() - self.renewed >= settings.TAB_KEEPALIVE_SECONDS:
+            self.renewed = time.monotonic()
+            await cache.atouch(self.key, _slot_ttl())
+
+    def release(self) -> None:
+        if self.key:
+            cache.delete(self.key)
