@@ -9,9 +9,9 @@ It is Django's own `ASGIHandler` with two differences that matter at that scale:
   and costs nothing per stream. Slow work (password hashing, a stream's first snapshot) goes to worker threads.
 - A function's request is one JSON object of a few hundred bytes, answered at once: it is read into memory, and
   answered without the request signals (their receivers manage the database connection, which lives in the database
-  thread and is checked there before each service) and without a task watching for the client's disconnection
-  (nothing is left to cancel). Together these were two thirds of a request's CPU. The streams, which wait for
-  events as long as the client stays, keep Django's full `handle`, which cancels them when the client goes away.
+  thread and is checked there before each call, tabsite/dbthread.py) and without a task watching for the client's
+  disconnection (nothing is left to cancel). Together these were two thirds of a request's CPU. A stream, which
+  waits for events as long as its client stays, has one task watching for the client, which cancels it.
 - Only the middleware the protocol needs (CORS, the client's address for the limits, the security headers, and the
   refusals of RefusalMiddleware: 429 and 503), called on the event loop. Django's session, CSRF, authentication
   and messages middleware serve nothing here, and each would cost two trips to a thread per request.
@@ -19,10 +19,12 @@ It is Django's own `ASGIHandler` with two differences that matter at that scale:
 Everything else (pages, admin, static files) goes to Django's usual handler with the full middleware stack.
 """
 
+import asyncio
 import io
 
 from django.core.handlers.asgi import ASGIHandler
 from django.core.handlers.exception import convert_exception_to_response
+from django.http import HttpResponseBase
 from django.middleware.security import SecurityMiddleware
 from django.utils.log import log_response
 
@@ -35,10 +37,6 @@ API_PATHS = frozenset({"/register", "/join", "/leave", "/roll", "/pass", "/notif
 def served_as_api(path: str) -> bool:
     """Whether `path` is one of the protocol's functions or a spectator's stream (/games/<id>/stream)."""
     return path in API_PATHS or (path.startswith("/games/") and path.endswith("/stream"))
-
-
-def is_stream(path: str) -> bool:
-    return path == "/update" or path.startswith("/games/")
 
 
 async def read_small_body(receive) -> bytes | None:
@@ -57,25 +55,51 @@ class ApiHandler(ASGIHandler):
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             raise ValueError(f"The API serves only HTTP connections, not {scope['type']}")
-        if is_stream(scope["path"]):
-            await self.handle(scope, receive, send)
-        else:
-            await self.answer(scope, receive, send)
-
-    async def answer(self, scope, receive, send):
-        """Serve one of the protocol's functions: read the body, run the middleware and the view, send the JSON."""
         body = await read_small_body(receive)
         if body is None:
             return
-        request, response = self.create_request(scope, io.BytesIO(body))
-        if request is not None:
-            response = await self._middleware_chain(request)
-            if response.status_code >= 400:
-                log_response("%s: %s", response.reason_phrase, request.path, response=response, request=request)
-        if not response.streaming and not response.has_header("Content-Length"):
+        response = await self.respond(scope, body)
+        if response.streaming:
+            await self.stream(response, receive, send)
+            return
+        if not response.has_header("Content-Length"):
             # As CommonMiddleware would: without it the server sends the answer chunked, which costs both sides more.
             response.headers["Content-Length"] = str(len(response.content))
         await self.send_response(response, send)
+
+    async def respond(self, scope, body: bytes) -> HttpResponseBase:
+        """Run the middleware and the view on a request; return the response."""
+        request, response = self.create_request(scope, io.BytesIO(body))
+        if request is None:
+            return response
+        response = await self._middleware_chain(request)
+        if response.status_code >= 400:
+            log_response("%s: %s", response.reason_phrase, request.path, response=response, request=request)
+        return response
+
+    async def stream(self, response: HttpResponseBase, receive, send) -> None:
+        """Send a stream until it ends or the client goes away, whichever comes first.
+
+        What Django's `handle` does, for less: a stream is held for hours, by thousands of clients at once, and the
+        garbage collector walks everything they keep. Django's keeps the request, a task group and a class of its own
+        per request; here the request is gone once the view has answered, and one task watches for the client.
+        """
+        task = asyncio.current_task()
+
+        async def client_leaves() -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            task.cancel()
+
+        watcher = asyncio.ensure_future(client_leaves())
+        try:
+            await self.send_response(response, send)
+        except asyncio.CancelledError:
+            # Cancelled by the watcher: the client left, the stream is over. Cancelled by anyone else: pass it on.
+            if not watcher.done() or task.uncancel() > 0:
+                raise
+        finally:
+            watcher.cancel()
 
     def load_middleware(self, is_async=False):
         self._view_middleware = []

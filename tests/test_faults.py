@@ -93,18 +93,23 @@ def test_a_server_killed_in_the_middle_of_games_loses_nothing(start_server, live
     assert done.act(server, done.nicks[1], "leave", game=done.game) == (200, {})
 
     # Kill the server while a player keeps acting: a request may be cut in the middle.
-    stop = threading.Event()
+    stop, under_way = threading.Event(), threading.Event()
 
     def keep_playing() -> None:
         try:
-            while not stop.is_set():
+            for played in range(10_000):
+                if stop.is_set():
+                    return
+                if played == 5:
+                    under_way.set()
                 playing.play(server, 1, rng)
         except (httpx.HTTPError, AssertionError):
             pass
 
     player = threading.Thread(target=keep_playing)
     player.start()
-    time.sleep(0.5)
+    # A few actions into the game, long before its end (a fast server plays a whole game in half a second).
+    assert under_way.wait(10)
     server.process.kill()
     server.process.wait()
     stop.set()
