@@ -12,6 +12,7 @@ between is either in that snapshot or queued for the listener; versions tell dup
 import asyncio
 import json
 import logging
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from asgiref.sync import sync_to_async
@@ -98,6 +99,33 @@ async def _redis_subscribed() -> None:
 
 KEEPALIVE = b": ping\n\n"
 
+# One timer for every stream of the process, not one per stream and wait: each wait's timer lived until the next event
+# (seconds), so with thousands of streams the garbage collector kept finding and promoting them. It wakes only the
+# streams quiet for a whole period, so that their comment lines stay spread out as the streams' own activity is.
+_pinged: weakref.WeakSet[Listener] = weakref.WeakSet()
+_pinger: asyncio.Task | None = None
+
+
+async def _ping_forever() -> None:
+    """Wake every stream that sent nothing for TAB_KEEPALIVE_SECONDS: having nothing to send, it sends a comment."""
+    loop = asyncio.get_running_loop()
+    while True:
+        keepalive = settings.TAB_KEEPALIVE_SECONDS
+        await asyncio.sleep(min(1.0, keepalive / 4))
+        due = loop.time() - keepalive
+        for listener in list(_pinged):
+            if listener.last_sent <= due:
+                listener.aevent.set()
+
+
+def _ping_regularly(listener: Listener) -> None:
+    global _pinger
+    loop = asyncio.get_running_loop()
+    listener.last_sent = loop.time()
+    _pinged.add(listener)
+    if _pinger is None or _pinger.done() or _pinger.get_loop() is not loop:
+        _pinger = loop.create_task(_ping_forever())
+
 
 async def _stream(game_pk: int, channel: str, slot: limits.StreamSlot | None) -> AsyncIterator[bytes]:
     manager = get_listener_manager()
@@ -112,19 +140,20 @@ async def _stream(game_pk: int, channel: str, slot: limits.StreamSlot | None) ->
             yield sse(sent, message)
             if final:
                 return
-        keepalive = settings.TAB_KEEPALIVE_SECONDS
+        _ping_regularly(listener)
+        loop = asyncio.get_running_loop()
         while True:
-            try:
-                await asyncio.wait_for(listener.aevent.wait(), timeout=keepalive)
-            except TimeoutError:
-                yield KEEPALIVE
-                if slot is not None:
-                    await slot.renew_if_due()
-                continue
+            await listener.aevent.wait()
             with manager.lock:
                 items = listener.channel_items.pop(channel, [])
                 overflow, listener.overflow = listener.overflow, False
                 listener.aevent.clear()
+            listener.last_sent = loop.time()
+            if not items and not overflow:
+                yield KEEPALIVE
+                if slot is not None:
+                    await slot.renew_if_due()
+                continue
             queued = [decode(item.data) for item in items]
             if overflow:
                 # The listener's queue is bounded: when it overflowed, the database has the latest snapshot.
@@ -141,6 +170,7 @@ async def _stream(game_pk: int, channel: str, slot: limits.StreamSlot | None) ->
             if slot is not None:
                 await slot.renew_if_due()
     finally:
+        _pinged.discard(listener)
         manager.remove_listener(listener)
         if slot is not None:
             slot.release()
