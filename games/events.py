@@ -207,9 +207,21 @@ def game_stream(game_pk: int, public_id: str, slot: limits.StreamSlot | None = N
     return _stream(game_pk, channel_name(public_id), slot)
 
 
+class EventStreamResponse(StreamingHttpResponse):
+    """A Server-Sent Events response: its stream yields bytes ready to send, which the handler takes as they are
+    (StreamingHttpResponse would pass each through two generators of its own, to encode text)."""
+
+    def __init__(self, stream: AsyncIterator[bytes]):
+        super().__init__(stream, content_type="text/event-stream")
+        self.stream = stream
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return aiter(self.stream)
+
+
 def stream_response(stream: AsyncIterator[bytes]) -> StreamingHttpResponse:
     """Return the Server-Sent Events response of a stream, unbuffered and uncached all the way to the browser."""
-    response = StreamingHttpResponse(stream, content_type="text/event-stream")
+    response = EventStreamResponse(stream)
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
     return response
