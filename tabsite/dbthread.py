@@ -24,6 +24,7 @@ import contextvars
 import logging
 import queue
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -82,6 +83,7 @@ class DatabaseThread:
 
     def serve(self) -> None:
         stopping = False
+        busy = False
         while not stopping:
             batch: list[Call] = []
             call = self.calls.get()
@@ -92,7 +94,18 @@ class DatabaseThread:
                 try:
                     call = self.calls.get_nowait()
                 except queue.Empty:
-                    break
+                    if not busy:
+                        break
+                    # Under load (the last batch had company), the event loop may be about to hand over more calls
+                    # but is waiting for the GIL: giving it up once lets them join this batch. Fewer, larger batches
+                    # cost less per call (at 800 actions/s, p99 fell from about 800 ms to 36-69 ms).
+                    busy = False
+                    time.sleep(0)
+                    try:
+                        call = self.calls.get_nowait()
+                    except queue.Empty:
+                        break
+            busy = len(batch) > 1
             stopping = call is None
             if not batch:
                 continue
