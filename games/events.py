@@ -149,10 +149,10 @@ async def _stream(game_pk: int, channel: str, slot: limits.StreamSlot | None) ->
                 overflow, listener.overflow = listener.overflow, False
                 listener.aevent.clear()
             listener.last_sent = loop.time()
+            if slot is not None:
+                await slot.renew_if_due()
             if not items and not overflow:
                 yield KEEPALIVE
-                if slot is not None:
-                    await slot.renew_if_due()
                 continue
             queued = [decode(item.data) for item in items]
             if overflow:
@@ -167,8 +167,6 @@ async def _stream(game_pk: int, channel: str, slot: limits.StreamSlot | None) ->
                 sent = version
                 if final:
                     return
-            if slot is not None:
-                await slot.renew_if_due()
     finally:
         _pinged.discard(listener)
         manager.remove_listener(listener)
@@ -198,7 +196,7 @@ async def update(request: HttpRequest) -> HttpResponse:
         # The client saw the last message and its EventSource reconnected: 204 tells it to stop.
         return HttpResponse(status=204)
     slot = await sync_to_async(limits.stream_slot, thread_sensitive=False)(nick)
-    return stream_response(game_stream(game.pk, public_id, limits.StreamSlot(slot)))
+    return stream_response(game_stream(game.pk, public_id, slot))
 
 
 def game_stream(game_pk: int, public_id: str, slot: limits.StreamSlot | None = None) -> AsyncIterator[bytes]:

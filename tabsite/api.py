@@ -153,16 +153,13 @@ def _as_remembered_player[Result](login: tuple[str, str], service: Callable[...,
     return _UNVERIFIED if user_id is None else service(user_id=user_id, **arguments)
 
 
-_remembered_player_call = in_database_thread(_as_remembered_player)
-
-
 async def as_player[Result](login: tuple[str, str], service: Callable[..., Result], **arguments: Any) -> Result:
     """Run `service(user_id=…, **arguments)` for the player with these credentials, in the database thread.
 
     A pair verified recently costs one trip to that thread, check and service together; otherwise the password is
     checked against its hash in a worker thread first.
     """
-    result = await _remembered_player_call(login, service, arguments)
+    result = await in_database_thread(_as_remembered_player)(login, service, arguments)
     if result is not _UNVERIFIED:
         return result
     nick, password = login

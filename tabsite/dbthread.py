@@ -173,11 +173,9 @@ def in_database_thread[**P, R](function: Callable[P, R]) -> Callable[P, Awaitabl
             close_old_connections()
         return function(*args, **kwargs)
 
-    in_asgiref_thread = sync_to_async(run)
-
     async def call(*args: P.args, **kwargs: P.kwargs) -> R:
         if _thread is not None:
             return await _thread.submit(function, args, kwargs)
-        return await in_asgiref_thread(*args, **kwargs)
+        return await sync_to_async(run)(*args, **kwargs)
 
     return call

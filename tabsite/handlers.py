@@ -4,9 +4,9 @@ It is Django's own `ASGIHandler` with two differences that matter at that scale:
 
 - No `ThreadSensitiveContext` per request. Django's handler gives each request a thread of its own for its
   synchronous parts, so each request starts a thread and each open stream keeps one parked for its whole life.
-  Here those parts run in asgiref's single synchronous thread of the process: the database thread, which keeps
-  one connection (CONN_MAX_AGE), applies the games' writes one at a time instead of racing for SQLite's write lock,
-  and costs nothing per stream. Slow work (password hashing, a stream's first snapshot) goes to worker threads.
+  Here the database work runs in the process's one database thread (tabsite/dbthread.py), which keeps one
+  connection (CONN_MAX_AGE), applies the games' writes in batches instead of racing for SQLite's write lock, and
+  costs nothing per stream. Slow work (password hashing, a stream's first snapshot) goes to worker threads.
 - A function's request is one JSON object of a few hundred bytes, answered at once: it is read into memory, and
   answered without the request signals (their receivers manage the database connection, which lives in the database
   thread and is checked there before each call, tabsite/dbthread.py) and without a task watching for the client's

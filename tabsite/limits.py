@@ -128,24 +128,9 @@ def _slot_ttl() -> int:
     return STREAM_SLOT_LIFETIMES * settings.TAB_KEEPALIVE_SECONDS
 
 
-def stream_slot(nick: str) -> str | None:
-    """Take one of the nick's stream slots; return its key (None when unlimited), or raise Throttled."""
-    cap = settings.TAB_STREAMS_PER_NICK
-    if not cap:
-        return None
-    nick_key = _digest(nick)
-    for index in range(cap):
-        key = f"tab:stream:{nick_key}:{index}"
-        taken = cache.add(key, 1, _slot_ttl())
-        if taken is None:  # django-redis answers None when Redis is unreachable: no limit then
-            return None
-        if taken:
-            return key
-    raise Throttled(f"Too many open update streams for this nick (at most {cap})", _slot_ttl())
-
-
 class StreamSlot:
-    """A stream's slot, held while the stream lasts: renewed as it goes, given back at its end."""
+    """A stream's slot, held while the stream lasts: renewed as it goes, given back at its end. Without a key (no
+    limit, or the cache unreachable) it holds nothing."""
 
     def __init__(self, key: str | None):
         self.key = key
@@ -159,3 +144,19 @@ class StreamSlot:
     def release(self) -> None:
         if self.key:
             cache.delete(self.key)
+
+
+def stream_slot(nick: str) -> StreamSlot:
+    """Take one of the nick's stream slots, or raise Throttled."""
+    cap = settings.TAB_STREAMS_PER_NICK
+    if not cap:
+        return StreamSlot(None)
+    nick_key = _digest(nick)
+    for index in range(cap):
+        key = f"tab:stream:{nick_key}:{index}"
+        taken = cache.add(key, 1, _slot_ttl())
+        if taken is None:  # django-redis answers None when Redis is unreachable: no limit then
+            return StreamSlot(None)
+        if taken:
+            return StreamSlot(key)
+    raise Throttled(f"Too many open update streams for this nick (at most {cap})", _slot_ttl())
