@@ -804,6 +804,9 @@ class Bench:
         setup = await self.setup()
         gc.collect()
         gc.freeze()  # the setup's objects live until the end: keep them out of the collector's way
+        # A pause of the load generator's own (a collection of the samples it keeps) would count as the server's
+        # latency: the collector waits until the phases are over.
+        gc.disable()
         phases = []
         try:
             for index, rate in enumerate(self.args.rate):
@@ -816,6 +819,7 @@ class Bench:
             for task in self.stream_tasks:
                 task.cancel()
             await asyncio.gather(*self.stream_tasks, return_exceptions=True)
+            gc.enable()
         return phases
 
     async def phase(self, rate: float) -> dict[str, Any]:
