@@ -26,6 +26,8 @@ from django.core.handlers.asgi import ASGIHandler
 from django.core.handlers.exception import convert_exception_to_response
 from django.http import HttpResponseBase
 from django.middleware.security import SecurityMiddleware
+from django.urls import get_resolver
+from django.urls.resolvers import ResolverMatch
 from django.utils.log import log_response
 
 from .middleware import ClientAddressMiddleware, CorsMiddleware, RefusalMiddleware
@@ -52,6 +54,25 @@ async def read_small_body(receive) -> bytes | None:
 
 
 class ApiHandler(ASGIHandler):
+    def __init__(self):
+        super().__init__()
+        self._resolver = None
+        self._matches: dict[str, ResolverMatch] = {}
+
+    def resolve_request(self, request) -> ResolverMatch:
+        """Resolve the request's view as Django does; a function's match is made once and kept (its path has no
+        arguments): building it each time was about 4 % of the CPU of an action."""
+        if request.path_info not in API_PATHS or hasattr(request, "urlconf"):
+            return super().resolve_request(request)
+        resolver = get_resolver()
+        if resolver is not self._resolver:  # the URLconf changed (a test's settings): forget the old matches
+            self._resolver, self._matches = resolver, {}
+        match = self._matches.get(request.path_info)
+        if match is None:
+            match = self._matches[request.path_info] = resolver.resolve(request.path_info)
+        request.resolver_match = match
+        return match
+
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             raise ValueError(f"The API serves only HTTP connections, not {scope['type']}")
