@@ -12,6 +12,7 @@ between is either in that snapshot or queued for the listener; versions tell dup
 import asyncio
 import json
 import logging
+import time
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 
@@ -102,20 +103,30 @@ KEEPALIVE = b": ping\n\n"
 # One timer for every stream of the process, not one per stream and wait: each wait's timer lived until the next event
 # (seconds), so with thousands of streams the garbage collector kept finding and promoting them. It wakes only the
 # streams quiet for a whole period, so that their comment lines stay spread out as the streams' own activity is.
+# It also renews the streams' slots (tabsite/limits.py): one trip to a worker thread a tick for all, not one a stream.
 _pinged: weakref.WeakSet[Listener] = weakref.WeakSet()
 _pinger: asyncio.Task | None = None
 
 
 async def _ping_forever() -> None:
-    """Wake every stream that sent nothing for TAB_KEEPALIVE_SECONDS: having nothing to send, it sends a comment."""
+    """Wake every stream that sent nothing for TAB_KEEPALIVE_SECONDS: having nothing to send, it sends a comment.
+    Renew the stream slots that are due, all in one trip to a worker thread (the cache may be Redis)."""
     loop = asyncio.get_running_loop()
     while True:
         keepalive = settings.TAB_KEEPALIVE_SECONDS
         await asyncio.sleep(min(1.0, keepalive / 4))
-        due = loop.time() - keepalive
+        due, now = loop.time() - keepalive, time.monotonic()
+        slots = []
         for listener in list(_pinged):
             if listener.last_sent <= due:
                 listener.aevent.set()
+            if listener.slot is not None and listener.slot.is_due(now):
+                slots.append(listener.slot)
+        if slots:
+            try:
+                await sync_to_async(limits.renew_slots, thread_sensitive=False)(slots)
+            except Exception:  # the timer must go on: the streams' keep-alives depend on it
+                logger.exception("renewing %d stream slots failed", len(slots))
 
 
 def _ping_regularly(listener: Listener) -> None:
@@ -131,6 +142,7 @@ async def _stream(game_pk: int, channel: str, slot: limits.StreamSlot | None) ->
     manager = get_listener_manager()
     listener = Listener()
     listener.channels = {channel}
+    listener.slot = slot
     listener.assign_loop()
     manager.add_listener(listener)
     try:
@@ -149,8 +161,6 @@ async def _stream(game_pk: int, channel: str, slot: limits.StreamSlot | None) ->
                 overflow, listener.overflow = listener.overflow, False
                 listener.aevent.clear()
             listener.last_sent = loop.time()
-            if slot is not None:
-                await slot.renew_if_due()
             if not items and not overflow:
                 yield KEEPALIVE
                 continue

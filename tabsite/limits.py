@@ -129,21 +129,27 @@ def _slot_ttl() -> int:
 
 
 class StreamSlot:
-    """A stream's slot, held while the stream lasts: renewed as it goes, given back at its end. Without a key (no
-    limit, or the cache unreachable) it holds nothing."""
+    """A stream's slot, held while the stream lasts: renewed by the process's keep-alive timer (`renew_slots`), given
+    back at its end. Without a key (no limit, or the cache unreachable) it holds nothing."""
 
     def __init__(self, key: str | None):
         self.key = key
         self.renewed = time.monotonic()
 
-    async def renew_if_due(self) -> None:
-        if self.key and time.monotonic() - self.renewed >= settings.TAB_KEEPALIVE_SECONDS:
-            self.renewed = time.monotonic()
-            await cache.atouch(self.key, _slot_ttl())
+    def is_due(self, now: float) -> bool:
+        return self.key is not None and now - self.renewed >= settings.TAB_KEEPALIVE_SECONDS
 
     def release(self) -> None:
         if self.key:
             cache.delete(self.key)
+
+
+def renew_slots(slots: list[StreamSlot]) -> None:
+    """Give these slots another lifetime in the cache (blocking: the cache may be Redis)."""
+    ttl = _slot_ttl()
+    for slot in slots:
+        slot.renewed = time.monotonic()
+        cache.touch(slot.key, ttl)
 
 
 def stream_slot(nick: str) -> StreamSlot:

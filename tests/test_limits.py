@@ -190,6 +190,21 @@ def test_open_streams_per_nick_are_capped(start_server):
 
 
 @pytest.mark.server
+def test_a_stream_keeps_its_slot_beyond_the_slots_lifetime(start_server):
+    # A slot lives three keep-alive periods unless renewed: 3 s here.
+    server = start_server(TAB_STREAMS_PER_NICK="1", TAB_KEEPALIVE_SECONDS="1")
+    assert server.call("register", nick="zq", password="secret") == (200, {})
+    games = [server.call("join", nick="zq", password="secret", group=group, size=9)[1]["game"] for group in (1, 2)]
+    first, status = open_stream(server, "zq", games[0])
+    assert status == 200
+    time.sleep(4.5)
+    second, status = open_stream(server, "zq", games[1])
+    second.close()
+    assert status == 429
+    first.close()
+
+
+@pytest.mark.server
 @pytest.mark.redis
 def test_limits_are_shared_between_processes_through_redis(start_server, live_databases):
     from .conftest import require
