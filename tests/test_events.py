@@ -1,4 +1,4 @@
-"""Waking the streams: from the database thread, every stream a batch of updates concerns, with one call into the loop."""
+"""Waking the streams: from the database thread, all the streams of a batch of updates with one call into the loop."""
 
 import asyncio
 import threading
