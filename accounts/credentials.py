@@ -9,7 +9,8 @@ import hashlib
 import hmac
 
 from django.conf import settings
-from django.core.cache import cache
+
+from tabsite.caching import thread_cache
 
 
 def _key(nick: str) -> str:
@@ -24,7 +25,7 @@ def _fingerprint(nick: str, password: str) -> str:
 
 def remembered_user_id(nick: str, password: str) -> int | None:
     """Return the user id verified recently for this exact nick and password, else None."""
-    entry = cache.get(_key(nick))
+    entry = thread_cache().get(_key(nick))
     if entry is None:
         return None
     fingerprint, user_id = entry
@@ -34,8 +35,8 @@ def remembered_user_id(nick: str, password: str) -> int | None:
 
 
 def remember(nick: str, password: str, user_id: int) -> None:
-    cache.set(_key(nick), (_fingerprint(nick, password), user_id), settings.TAB_CREDENTIALS_TTL)
+    thread_cache().set(_key(nick), (_fingerprint(nick, password), user_id), settings.TAB_CREDENTIALS_TTL)
 
 
 def forget(nick: str) -> None:
-    cache.delete(_key(nick))
+    thread_cache().delete(_key(nick))

@@ -17,8 +17,9 @@ from typing import Any
 
 from asgiref.sync import iscoroutinefunction, sync_to_async
 from django.conf import settings
-from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
+
+from .caching import thread_cache
 
 WINDOW = 60
 # The wall clock that windows are cut from (the same in every process).
@@ -62,11 +63,11 @@ def _count(name: str, *who: str, add: bool) -> tuple[int, int]:
     window, left = _window()
     key = f"tab:limit:{name}:{_digest(*who)}:{window}"
     if not add:
-        return cache.get(key) or 0, left
+        return thread_cache().get(key) or 0, left
     # A little longer than the window, so that a counter never expires while its window is on.
-    cache.add(key, 0, WINDOW + 5)
+    thread_cache().add(key, 0, WINDOW + 5)
     try:
-        count = cache.incr(key)
+        count = thread_cache().incr(key)
     except ValueError:  # gone since add(): the cache was cleared or evicted it
         count = 1
     return count or 0, left
@@ -141,7 +142,7 @@ class StreamSlot:
 
     def release(self) -> None:
         if self.key:
-            cache.delete(self.key)
+            thread_cache().delete(self.key)
 
 
 def renew_slots(slots: list[StreamSlot]) -> None:
@@ -149,7 +150,7 @@ def renew_slots(slots: list[StreamSlot]) -> None:
     ttl = _slot_ttl()
     for slot in slots:
         slot.renewed = time.monotonic()
-        cache.touch(slot.key, ttl)
+        thread_cache().touch(slot.key, ttl)
 
 
 def stream_slot(nick: str) -> StreamSlot:
@@ -160,7 +161,7 @@ def stream_slot(nick: str) -> StreamSlot:
     nick_key = _digest(nick)
     for index in range(cap):
         key = f"tab:stream:{nick_key}:{index}"
-        taken = cache.add(key, 1, _slot_ttl())
+        taken = thread_cache().add(key, 1, _slot_ttl())
         if taken is None:  # django-redis answers None when Redis is unreachable: no limit then
             return StreamSlot(None)
         if taken:
