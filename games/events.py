@@ -156,7 +156,7 @@ KEEPALIVE = b": ping\n\n"
 # (seconds), so with thousands of streams the garbage collector kept finding and promoting them. It wakes only the
 # streams quiet for a whole period, so that their comment lines stay spread out as the streams' own activity is.
 # It also renews the streams' slots (tabsite/limits.py): one trip to a worker thread a tick for all, not one a stream.
-_pinged: weakref.WeakSet[Listener] = weakref.WeakSet()
+_pinged: weakref.WeakSet[StreamListener] = weakref.WeakSet()
 _pinger: asyncio.Task | None = None
 
 
@@ -172,7 +172,7 @@ async def _ping_forever() -> None:
         for listener in list(_pinged):
             if listener.last_sent <= due:
                 listener.aevent.set()
-            if listener.slot is not None and listener.slot.is_due(now):
+            if listener.slot.is_due(now):
                 slots.append(listener.slot)
         if slots:
             try:
@@ -181,7 +181,7 @@ async def _ping_forever() -> None:
                 logger.exception("renewing %d stream slots failed", len(slots))
 
 
-def _ping_regularly(listener: Listener) -> None:
+def _ping_regularly(listener: StreamListener) -> None:
     global _pinger
     loop = asyncio.get_running_loop()
     listener.last_sent = loop.time()
@@ -190,7 +190,7 @@ def _ping_regularly(listener: Listener) -> None:
         _pinger = loop.create_task(_ping_forever())
 
 
-async def _stream(game_pk: int, channel: str, slot: limits.StreamSlot | None) -> AsyncIterator[bytes]:
+async def _stream(game_pk: int, channel: str, slot: limits.StreamSlot) -> AsyncIterator[bytes]:
     manager = get_listener_manager()
     listener = StreamListener()
     listener.channels = {channel}
@@ -232,8 +232,7 @@ async def _stream(game_pk: int, channel: str, slot: limits.StreamSlot | None) ->
     finally:
         _pinged.discard(listener)
         manager.remove_listener(listener)
-        if slot is not None:
-            slot.release()
+        slot.release()
 
 
 async def update(request: HttpRequest) -> HttpResponse:
@@ -264,7 +263,7 @@ async def update(request: HttpRequest) -> HttpResponse:
 def game_stream(game_pk: int, public_id: str, slot: limits.StreamSlot | None = None) -> AsyncIterator[bytes]:
     """Return a game's stream, for spectators as for players: its current snapshot, then each newer one; a player's
     stream holds one of the nick's slots (`limits.stream_slot`) while it lasts."""
-    return _stream(game_pk, channel_name(public_id), slot)
+    return _stream(game_pk, channel_name(public_id), slot or limits.StreamSlot(None))
 
 
 class EventStreamResponse(StreamingHttpResponse):

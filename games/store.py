@@ -12,6 +12,7 @@ from functools import cache
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Field
+from django.db.models.expressions import Col
 
 from .models import Game, GameEvent
 
@@ -32,8 +33,8 @@ _ATTNAMES = {name: Game._meta.get_field(name).attname for name in GAME_SAVED}
 
 
 @cache
-def _locking(vendor: str) -> tuple[str, list[str], list[tuple[Field, list]]]:
-    """Return the locking query, the names of the columns it reads, and each column's field with its converters."""
+def _locking(vendor: str) -> tuple[str, list[str], list[tuple[Col, list]]]:
+    """Return the locking query, the names of the columns it reads, and each column with its converters."""
     db = connections[DEFAULT_DB_ALIAS]
     sql, _ = Game.objects.filter(public_id="").query.sql_with_params()
     # Built outside a transaction, where the ORM refuses FOR UPDATE: the clause is added here, as the ORM would.

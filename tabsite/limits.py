@@ -62,12 +62,13 @@ def _count(name: str, *who: str, add: bool) -> tuple[int, int]:
     """Return the count of `name` for `who` in this minute (after adding one if `add`) and the seconds left."""
     window, left = _window()
     key = f"tab:limit:{name}:{_digest(*who)}:{window}"
+    cache = thread_cache()
     if not add:
-        return thread_cache().get(key) or 0, left
+        return cache.get(key) or 0, left
     # A little longer than the window, so that a counter never expires while its window is on.
-    thread_cache().add(key, 0, WINDOW + 5)
+    cache.add(key, 0, WINDOW + 5)
     try:
-        count = thread_cache().incr(key)
+        count = cache.incr(key)
     except ValueError:  # gone since add(): the cache was cleared or evicted it
         count = 1
     return count or 0, left
@@ -147,10 +148,10 @@ class StreamSlot:
 
 def renew_slots(slots: list[StreamSlot]) -> None:
     """Give these slots another lifetime in the cache (blocking: the cache may be Redis)."""
-    ttl = _slot_ttl()
+    cache, ttl = thread_cache(), _slot_ttl()
     for slot in slots:
         slot.renewed = time.monotonic()
-        thread_cache().touch(slot.key, ttl)
+        cache.touch(slot.key, ttl)
 
 
 def stream_slot(nick: str) -> StreamSlot:
