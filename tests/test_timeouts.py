@@ -1,8 +1,9 @@
 """Deadlines: the sweeper's service ends games whose player on turn stayed idle, once, whatever calls it."""
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
+import time_machine
 from django.utils import timezone
 
 from games.models import Game, GameEvent
@@ -42,10 +43,27 @@ def test_the_idle_player_on_turn_loses_once(started, settings):
     ]
 
 
-def test_the_clock_restarts_with_every_action(api, started, settings):
-    api.as_player("alice")("roll", game=started)
-    game = Game.objects.get(public_id=started)
-    assert game.deadline > later(settings.TAB_TURN_TIMEOUT - 2)
+def test_the_clock_restarts_with_every_action(api, alice, bob, settings):
+    timeout = timedelta(seconds=settings.TAB_TURN_TIMEOUT)
+    joined = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+    with time_machine.travel(joined, tick=False) as clock:
+        _, body = api.as_player("alice")("join", group=4, size=7)
+        api.as_player("bob")("join", group=4, size=7)
+        game = Game.objects.get(public_id=body["game"])
+        assert game.deadline == joined + timeout
+
+        clock.shift(50)
+        # A refused action is no action: the clock runs on.
+        assert api.as_player("bob")("roll", game=game.public_id) == (400, {"error": "Not your turn to play"})
+        game.refresh_from_db()
+        assert game.deadline == joined + timeout
+        assert api.as_player("alice")("roll", game=game.public_id) == (200, {})
+        game.refresh_from_db()
+        assert game.deadline == joined + timedelta(seconds=50) + timeout
+
+    # The first deadline has passed, but alice acted since: nothing is due until 50 s after it.
+    assert game_expire_due(now=joined + timeout + timedelta(seconds=1)) == 0
+    assert game_expire_due(now=joined + timeout + timedelta(seconds=51)) == 1
 
 
 def test_a_lonely_wait_expires_without_a_winner(api, alice, settings):
