@@ -198,6 +198,7 @@ class Stream:
         self.messages: queue.Queue = queue.Queue()
         self.comments: list[str] = []
         self.event_ids: list[str] = []
+        self.ended = False
         self.status: int | None = None
         self.headers: httpx.Headers | None = None
         self._opened = threading.Event()
@@ -232,11 +233,15 @@ class Stream:
             self.messages.put(self.END)
 
     def next(self, timeout: float = 10):
-        """Return the next message, or Stream.END once the server closed the stream."""
+        """Return the next message, or Stream.END once the server closed the stream (and ever after)."""
+        if self.ended:
+            return self.END
         try:
-            return self.messages.get(timeout=timeout)
+            message = self.messages.get(timeout=timeout)
         except queue.Empty:
             raise AssertionError(f"no message within {timeout} s") from None
+        self.ended = message is self.END
+        return message
 
     def nothing_for(self, seconds: float) -> bool:
         try:

@@ -92,28 +92,55 @@ def test_a_server_killed_in_the_middle_of_games_loses_nothing(start_server, live
     idle.play(server, 5, rng)
     assert done.act(server, done.nicks[1], "leave", game=done.game) == (200, {})
 
-    # Kill the server while a player keeps acting: a request may be cut in the middle.
-    stop, under_way = threading.Event(), threading.Event()
+    # Kill the server while a player keeps acting: a request may be cut in the middle. Until the kill every answer
+    # and every update must be right; from the kill on, a cut request or an ended stream is expected.
+    killing, under_way = threading.Event(), threading.Event()
+    acknowledged: list[int] = []  # the version each action answered 200 made
+    failures: list[BaseException] = []
 
     def keep_playing() -> None:
+        version = int(playing.streams[0].event_ids[-1])
         try:
             for played in range(10_000):
-                if stop.is_set():
-                    return
+                if played == 40:
+                    # Long before the game can end (random play needs over a hundred actions): wait for the kill.
+                    killing.wait(60)
+                nick = playing.message["turn"]
+                function, payload = next_action(playing.message, rng)
+                try:
+                    answer = playing.act(server, nick, function, game=playing.game, **payload)
+                except httpx.TransportError:
+                    if killing.is_set():
+                        return
+                    raise
+                assert answer == (200, {}), (function, payload, answer)
+                version += 1
+                acknowledged.append(version)
                 if played == 5:
-                    under_way.set()
-                playing.play(server, 1, rng)
-        except (httpx.HTTPError, AssertionError):
-            pass
+                    under_way.set()  # the kill comes right after an answer: that action must have been committed
+                messages = [stream.next() for stream in playing.streams]
+                if Stream.END in messages and killing.is_set():
+                    return
+                assert Stream.END not in messages and messages[0] == messages[1], messages
+                playing.message = messages[0]
+                assert "winner" not in playing.message, "the game ended before the server was killed"
+        except BaseException as error:
+            failures.append(error)
+        finally:
+            under_way.set()
 
     player = threading.Thread(target=keep_playing)
     player.start()
-    # A few actions into the game, long before its end (a fast server plays a whole game in half a second).
-    assert under_way.wait(10)
+    # A few actions into the game.
+    assert under_way.wait(60)
+    killing.set()
     server.process.kill()
     server.process.wait()
-    stop.set()
-    player.join(15)
+    player.join(60)
+    assert not player.is_alive()
+    if failures:
+        raise failures[0]
+    assert len(acknowledged) >= 5
     # What each stream of the interrupted game saw last: (version, message).
     seen = [(int(stream.event_ids[-1]), (last_messages(stream) or [playing.message])[-1]) for stream in playing.streams]
     for stream in idle.streams:
@@ -122,17 +149,20 @@ def test_a_server_killed_in_the_middle_of_games_loses_nothing(start_server, live
     query(database_url, "UPDATE games_game SET deadline = '2000-01-01 00:00:00' WHERE public_id = %s", (idle.game,))
 
     again = start_server(database_url)
-    # The sweeper of the new process ends the overdue game at once: its players' streams get the final message.
-    final = idle.connect(again)
-    if "winner" not in final:
-        final = idle.streams[0].next()
-        assert idle.streams[1].next() == final
+    # The sweeper of the new process ends the overdue game at once, before or after each player's stream opens: a
+    # stream may get the last position first, and then the final message; both end with the same final message.
+    idle.streams = [again.stream(nick, idle.game) for nick in idle.nicks]
+    finals = [last_messages(stream) for stream in idle.streams]
+    assert all(1 <= len(messages) <= 2 for messages in finals), finals
+    final = finals[0][-1]
+    assert finals[1][-1] == final
     assert final["winner"] == idle.nicks[1 - idle.nicks.index(final["turn"])]
-    assert all(stream.next() is Stream.END for stream in idle.streams)
     # The interrupted game goes on from its last committed state, which reconnected streams get in full.
     snapshot = playing.connect(again)
     status, version, events = game_rows(database_url, playing.game)
     assert (status, events) == ("playing", version)
+    # Every action answered 200 was committed before its answer: none is lost with the process.
+    assert version >= acknowledged[-1]
     assert playing.streams[0].event_ids == [str(version)]
     # Streams never saw more than was committed: the last update they got is the snapshot, unless the kill came
     # between a commit and its publication, and then the snapshot is the next version.
