@@ -10,6 +10,9 @@
 //   --full-games M  games of a second, smaller run where the hardest level has its full budget, against the
 //                   random and the greedy levels (default 50 each; 0 skips it)
 //   --workers W     threads (default: one per core)
+//
+// It ends with the hardest level's time per move, at its full budget, on crowded 15-column boards (the largest
+// board, many pieces in play): the target is an answer within one second.
 
 import os from "node:os";
 import { fileURLToPath } from "node:url";
@@ -194,6 +197,45 @@ function timesByLevel(results) {
   );
 }
 
+/** Return `count` positions of random games on the largest board with many pieces in play and a choice to make. */
+function crowdedPositions(count) {
+  const positions = [];
+  for (let seed = 10; positions.length < count; seed++) {
+    const random = seeded(seed);
+    const state = State.initial(MAX_SIZE);
+    for (let moves = 0; state.winner === null && moves < 400; ) {
+      if (state.canThrow) state.throw(randomThrow(random));
+      else if (state.mustPass) state.passTurn();
+      else {
+        const pieces = state.pieces.filter((piece) => piece !== null);
+        const moving = pieces.filter((piece) => piece.inMotion).length;
+        const legal = state.legalMoves();
+        if (pieces.length >= 24 && moving >= 16 && legal.length >= 5) {
+          positions.push(state.clone());
+          break;
+        }
+        state.apply(legal[Math.floor(random() * legal.length)]);
+        moves++;
+      }
+    }
+  }
+  return positions;
+}
+
+/** Time the hardest level at its full budget on crowded boards; return the report's line. */
+function crowdedTimes(count) {
+  const times = crowdedPositions(count).map((state) => {
+    const started = performance.now();
+    chooseMove(state, HARDEST.level, seeded(7));
+    return performance.now() - started;
+  });
+  const average = times.reduce((sum, time) => sum + time, 0) / times.length;
+  return (
+    `L${HARDEST.level} at its full budget on ${count} crowded ${MAX_SIZE}-column boards: ` +
+    `${average.toFixed(0)} ms avg, ${Math.max(...times).toFixed(0)} ms max per move (target: under 1000 ms)`
+  );
+}
+
 async function main() {
   const { games, size, budget, fullGames, workers } = parseArguments(process.argv.slice(2));
   const levels = LEVELS.map((entry) => entry.level);
@@ -219,6 +261,7 @@ async function main() {
     console.log(table(against, full));
     console.log(`(${seconds(fullStarted)})`);
   }
+  console.log(`\n${crowdedTimes(8)}`);
   console.log(`\ntotal ${seconds(started)}`);
 }
 

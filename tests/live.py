@@ -119,6 +119,7 @@ class Server:
     """One uvicorn process serving tabsite.asgi, as `make run`'s workers do."""
 
     def __init__(self, database_url: str, workdir: Path, **environment: str):
+        self.database_url = database_url
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = workdir / f"server-{self.port}.log"

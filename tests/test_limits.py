@@ -2,8 +2,10 @@
 with a JSON error, 429 and Retry-After; behind a trusted proxy the address comes from X-Forwarded-For."""
 
 import time
+from datetime import UTC, datetime
 
 import pytest
+import time_machine
 from django.test import Client
 
 from tabsite import limits
@@ -15,10 +17,9 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(autouse=True)
 def whole_window():
-    """Start with enough of the current minute left that a test's counts all fall in one window."""
-    _, left = limits._window()
-    if left < 10:
-        time.sleep(left + 0.1)
+    """Start each test at the beginning of a minute, so that its counts all fall in one window however slow it runs."""
+    with time_machine.travel(datetime(2026, 3, 1, 12, 0, tzinfo=UTC), tick=True):
+        yield
 
 
 def post(client: Client, function: str, payload: dict, **headers):
@@ -189,19 +190,45 @@ def test_open_streams_per_nick_are_capped(start_server):
     third[0].close()
 
 
+def wait_for_pings(sock, count: int) -> None:
+    """Read a stream's socket until it has sent `count` keep-alive comments."""
+    received = b""
+    while received.count(b": ping") < count:
+        chunk = sock.recv(65536)
+        assert chunk, "the stream ended"
+        received += chunk
+
+
 @pytest.mark.server
 def test_a_stream_keeps_its_slot_beyond_the_slots_lifetime(start_server):
-    # A slot lives three keep-alive periods unless renewed: 3 s here.
-    server = start_server(TAB_STREAMS_PER_NICK="1", TAB_KEEPALIVE_SECONDS="1")
+    # A slot lives three keep-alive periods (6 s here) unless the keep-alive timer renews it.
+    server = start_server(TAB_STREAMS_PER_NICK="1", TAB_KEEPALIVE_SECONDS="2")
     assert server.call("register", nick="zq", password="secret") == (200, {})
     games = [server.call("join", nick="zq", password="secret", group=group, size=9)[1]["game"] for group in (1, 2)]
     first, status = open_stream(server, "zq", games[0])
     assert status == 200
-    time.sleep(4.5)
+    # Four keep-alives come at least four periods after the slot was taken: past its first lifetime.
+    wait_for_pings(first, 4)
     second, status = open_stream(server, "zq", games[1])
     second.close()
     assert status == 429
     first.close()
+
+
+def test_a_slot_lives_while_it_is_renewed_and_frees_itself_after(settings):
+    settings.TAB_STREAMS_PER_NICK = 1
+    settings.TAB_KEEPALIVE_SECONDS = 2
+    lifetime = limits.STREAM_SLOT_LIFETIMES * 2
+    with time_machine.travel(datetime(2026, 3, 1, tzinfo=UTC), tick=False) as clock:
+        slot = limits.stream_slot("zq")
+        for _ in range(3):
+            clock.shift(lifetime - 1)
+            limits.renew_slots([slot])
+        with pytest.raises(limits.Throttled):
+            limits.stream_slot("zq")
+        # The process that held it died: nobody renews it, and after a lifetime it is free again.
+        clock.shift(lifetime + 1)
+        limits.stream_slot("zq").release()
 
 
 @pytest.mark.server
