@@ -76,24 +76,44 @@ def test_a_ranking_table_in_full_with_ratings(client, results, django_assert_num
     assert all("±" in row[5] for row in rows)
 
 
+@pytest.fixture
+def sortable(alice, bob, charlie):
+    """In group 1, size 7, each column orders the players differently:
+    alice 1 of 3 (33 %), bob 2 of 2 (100 %), charlie 3 of 6 (50 %), dave 0 of 1; dave's rating on this board size is
+    the best, from three wins over bob in group 2."""
+    dave = UserFactory(username="dave")
+    for winner, loser in [(charlie, alice), (charlie, alice), (charlie, dave), (bob, charlie), (bob, charlie)]:
+        duel(winner, loser)
+    duel(alice, charlie)
+    for _ in range(3):
+        duel(dave, bob, group=2)
+
+
+ORDERS = {
+    "nick": ["alice", "bob", "charlie", "dave"],
+    "victories": ["charlie", "bob", "alice", "dave"],
+    "games": ["charlie", "alice", "bob", "dave"],
+    "rate": ["bob", "charlie", "alice", "dave"],
+    "rating": ["dave", "bob", "alice", "charlie"],
+}
+
+
+def test_every_column_orders_the_fixture_differently():
+    assert len({tuple(order) for order in ORDERS.values()}) == len(ORDERS)
+
+
 @pytest.mark.parametrize(
     ("sort", "order"),
     [
-        ("victories", ["alice", "bob", "charlie"]),
-        ("-victories", ["charlie", "bob", "alice"]),
-        ("rating", ["alice", "bob", "charlie"]),
-        ("-rating", ["charlie", "bob", "alice"]),
-        ("nick", ["alice", "bob", "charlie"]),
-        ("-nick", ["charlie", "bob", "alice"]),
-        ("rate", ["alice", "bob", "charlie"]),
-        ("games", ["alice", "bob", "charlie"]),
+        *ORDERS.items(),
+        *((f"-{column}", order[::-1]) for column, order in ORDERS.items()),
         # Anything else falls back to the ranking function's order.
-        ("password", ["alice", "bob", "charlie"]),
-        ("-", ["alice", "bob", "charlie"]),
-        ("", ["alice", "bob", "charlie"]),
+        ("password", ORDERS["victories"]),
+        ("-", ORDERS["victories"]),
+        ("", ORDERS["victories"]),
     ],
 )
-def test_a_ranking_table_sorts_by_any_column(client, results, sort, order):
+def test_a_ranking_table_sorts_by_any_column(client, sortable, sort, order):
     page = html(client.get("/rankings/1/7/", {"sort": sort}))
     assert [row[1] for row in rows_of(page, "ranking")] == order
 
