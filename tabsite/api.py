@@ -18,6 +18,7 @@ from django.views.decorators.csrf import csrf_exempt
 from accounts.services import AuthenticationFailed, InvalidNick, remembered_user_id, user_verify
 from games.services import GameError
 
+from .bodylimit import too_large
 from .dbthread import in_database_thread
 from .text import is_text
 
@@ -62,7 +63,7 @@ def parse_body(request: HttpRequest) -> dict[str, Any]:
     try:
         raw = request.body
     except RequestDataTooBig:
-        raise ApiError("Request body too large", status=413) from None
+        raise ApiError(too_large(), status=413) from None
     if not raw.strip():
         return {}
     try:

@@ -10,9 +10,13 @@ import json
 from django.conf import settings
 
 
+def too_large() -> str:
+    """Return the error of a body over the limit, wherever it is caught."""
+    return f"Request body too large: at most {settings.TAB_MAX_BODY_BYTES} bytes"
+
+
 async def _refuse(send) -> None:
-    limit = settings.TAB_MAX_BODY_BYTES
-    body = json.dumps({"error": f"Request body too large: at most {limit} bytes"}).encode()
+    body = json.dumps({"error": too_large()}).encode()
     await send(
         {
             "type": "http.response.start",

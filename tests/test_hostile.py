@@ -1,63 +1,98 @@
-"""Hostile input beyond what the fuzzing covers: the nick rule at register, bodies over the size limit, and paths and
-methods the API does not have. Every answer is a JSON error, and nothing is written."""
+"""Hostile input beyond what the fuzzing covers, against a real server process (the production handler and database
+thread): the nick rule at register, bodies over the size limit, and paths and methods the API does not have. Every
+answer is a JSON error, and nothing is written."""
+
+import json
+import socket
 
 import pytest
-from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
 
-from .factories import UserFactory
+from .faults import query
+from .live import Server
 
-pytestmark = pytest.mark.django_db
-
-User = get_user_model()
+pytestmark = pytest.mark.server
 
 NICK_RULE = "Invalid nick: a nick is 1 to 32 letters, digits, '.', '_' or '-'"
+LIMIT = 64 * 1024
+TOO_LARGE = {"error": f"Request body too large: at most {LIMIT} bytes"}
+
+
+@pytest.fixture(scope="module")
+def server(live_databases, tmp_path_factory):
+    """One server for the module: each test uses nicks of its own."""
+    server = Server(
+        live_databases.new(),
+        tmp_path_factory.mktemp("hostile"),
+        TAB_REGISTER_PER_MINUTE="0",
+        TAB_LOGIN_FAILURES_PER_MINUTE="0",
+    )
+    yield server
+    server.stop()
+
+
+def nicks_stored(server: Server, *nicks: str) -> list[str]:
+    placeholders = ", ".join(["%s"] * len(nicks))
+    rows = query(server.database_url, f"SELECT username FROM auth_user WHERE username IN ({placeholders})", nicks)
+    return sorted(nick for (nick,) in rows)
 
 
 @pytest.mark.parametrize(
     "nick", ["zp", "jpleal", "Élodie", "张伟", "Jürgen_2", "a.b-c_d", "0", "x" * 32, "ΑΒΓ", "иван", "_-."]
 )
-def test_register_accepts_nicks_of_letters_digits_and_dot_underscore_dash(api, nick):
-    assert api("register", {"nick": nick, "password": "secret"}) == (200, {})
-    assert User.objects.filter(username=nick).exists()
+def test_register_accepts_nicks_of_letters_digits_and_dot_underscore_dash(server, nick):
+    assert server.call("register", nick=nick, password="secret") == (200, {})
+    assert nicks_stored(server, nick) == [nick]
 
 
 @pytest.mark.parametrize(
     "nick", ["a b", " zp", "zp ", "a@b", "a+b", "<script>", "a/b", "🎲", "tab\t", "x\ny", "e\u0301", "a'b", "%41"]
 )
-def test_register_refuses_other_nicks_with_the_rule(api, nick):
-    assert api("register", {"nick": nick, "password": "secret"}) == (400, {"error": NICK_RULE})
-    assert not User.objects.exists()
+def test_register_refuses_other_nicks_with_the_rule(server, nick):
+    assert server.call("register", nick=nick, password="secret") == (400, {"error": NICK_RULE})
+    assert nicks_stored(server, nick) == []
 
 
-def test_accounts_older_than_the_rule_keep_working(api):
-    UserFactory(username="old timer", password="secret")
-    assert api("register", {"nick": "old timer", "password": "secret"}) == (200, {})
-    assert api("register", {"nick": "old timer", "password": "wrong"}) == (
+def test_accounts_older_than_the_rule_keep_working(server):
+    # Made before the rule existed, straight in the database, with the hasher the live servers use.
+    query(
+        server.database_url,
+        "INSERT INTO auth_user (username, password, email, first_name, last_name, is_superuser, is_staff, is_active,"
+        " date_joined) VALUES (%s, %s, '', '', '', FALSE, FALSE, TRUE, CURRENT_TIMESTAMP)",
+        ("old timer", make_password("secret", hasher="md5")),
+    )
+    assert server.call("register", nick="old timer", password="secret") == (200, {})
+    assert server.call("register", nick="old timer", password="wrong") == (
         401,
         {"error": "User registered with a different password"},
     )
-    status, body = api("join", {"nick": "old timer", "password": "secret", "group": 1, "size": 9})
+    status, body = server.call("join", nick="old timer", password="secret", group=1, size=9)
     assert status == 200 and "game" in body
 
 
-def test_other_functions_answer_unknown_nicks_as_before(api):
+def test_other_functions_answer_unknown_nicks_as_before(server):
     for nick in ("nobody", "a b", "🎲"):
-        assert api("join", {"nick": nick, "password": "secret", "group": 1, "size": 9}) == (
+        assert server.call("join", nick=nick, password="secret", group=1, size=9) == (
             401,
             {"error": "User not registered"},
         )
 
 
+def padded(nick: str, length: int) -> bytes:
+    """A register/join/notify body for `nick`, padded with spaces to exactly `length` bytes."""
+    start, end = f'{{"nick": "{nick}", "password": "secret", "group": 1, "size": 9'.encode(), b"}"
+    return start + b" " * (length - len(start) - len(end)) + end
+
+
 @pytest.mark.parametrize("function", ["register", "join", "notify"])
-def test_a_body_over_64_kib_is_refused_with_413(api, settings, function):
-    assert settings.TAB_MAX_BODY_BYTES == 64 * 1024
-    start, end = b'{"nick": "zp", "password": "secret"', b"}"
-    fits = start + b" " * (64 * 1024 - len(start) - len(end)) + end
-    assert api(function, raw=fits)[0] != 413
-    users = User.objects.count()
-    status, body = api(function, raw=fits[:-1] + b" }")
-    assert (status, list(body)) == (413, ["error"]) and body["error"] == "Request body too large"
-    assert User.objects.count() == users
+def test_a_body_over_64_kib_is_refused_with_413(server, function):
+    nick = f"big-{function}"
+    response = server.http.post(f"/{function}", content=padded(nick, LIMIT))
+    assert response.status_code != 413, response.text
+    other = f"bigger-{function}"
+    response = server.http.post(f"/{function}", content=padded(other, LIMIT + 1))
+    assert (response.status_code, response.json()) == (413, TOO_LARGE)
+    assert nicks_stored(server, other) == []
 
 
 # --- Against a real server: what reaches it before Django does ----------------------------------------------------
@@ -65,8 +100,6 @@ def test_a_body_over_64_kib_is_refused_with_413(api, settings, function):
 
 def raw_request(server, request: bytes) -> tuple[int, bytes]:
     """Send bytes as they are; return the status and the body (chunked bodies joined)."""
-    import socket
-
     with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
         sock.sendall(request)
         answer = b""
@@ -82,17 +115,12 @@ def raw_request(server, request: bytes) -> tuple[int, bytes]:
     return int(head.split(b" ", 2)[1]), body
 
 
-@pytest.mark.server
-def test_oversized_bodies_are_refused_before_they_are_read(start_server):
-    import json
-
-    server = start_server()
-    limit = 64 * 1024
+def test_oversized_bodies_are_refused_before_they_are_read(server):
     # Announced too large: refused at once, without waiting for (or reading) the body.
     status, body = raw_request(
         server, b"POST /register HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000000\r\n\r\n{"
     )
-    assert (status, json.loads(body)) == (413, {"error": f"Request body too large: at most {limit} bytes"})
+    assert (status, json.loads(body)) == (413, TOO_LARGE)
 
     # Chunked, no length: refused as soon as it grows past the limit.
     def chunks(total: int):
@@ -101,19 +129,15 @@ def test_oversized_bodies_are_refused_before_they_are_read(start_server):
             yield b" " * 4096
         yield b"}"
 
-    response = server.http.post("/register", content=chunks(2 * limit))
-    assert (response.status_code, response.json()) == (413, {"error": f"Request body too large: at most {limit} bytes"})
+    response = server.http.post("/register", content=chunks(2 * LIMIT))
+    assert (response.status_code, response.json()) == (413, TOO_LARGE)
     assert response.headers["access-control-allow-origin"] == "*"
     # Chunked and small enough: served.
-    assert server.http.post("/register", content=chunks(limit // 2)).json() == {}
+    assert server.http.post("/register", content=chunks(LIMIT // 2)).json() == {}
     assert server.call("register", nick="zp", password="secret") == (200, {})
 
 
-@pytest.mark.server
-def test_unknown_paths_and_methods_get_json_errors(start_server):
-    import json
-
-    server = start_server()
+def test_unknown_paths_and_methods_get_json_errors(server):
     for path in ("/%FF", "/%C3%28", "/%00", "/register/", "//register", "/dance", "/static/none.js", "/a/b/c"):
         status, body = raw_request(
             server, f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode()
