@@ -1,5 +1,6 @@
 import json
 import os
+from collections import Counter
 
 import pytest
 from django.core.cache import cache
@@ -80,6 +81,18 @@ def bob(db):
 @pytest.fixture
 def charlie(db):
     return _player("charlie")
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """Say loudly, at the very end, that some tests did not run and why: a skip must never pass unnoticed."""
+    skipped = terminalreporter.stats.get("skipped", [])
+    if not skipped:
+        return
+    reasons = Counter(report.longrepr[2].removeprefix("Skipped: ") for report in skipped)
+    tests = "TEST" if len(skipped) == 1 else "TESTS"
+    terminalreporter.write_sep("!", f"{len(skipped)} {tests} SKIPPED: this run did not test everything", red=True)
+    for reason, count in sorted(reasons.items()):
+        terminalreporter.write_line(f"  {count} x {reason}", red=True)
 
 
 def require(available: bool, what: str) -> None:

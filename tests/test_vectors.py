@@ -1,7 +1,6 @@
 """The rules vectors (tests/vectors/tab.json.gz): current with games/rules/tab.py, and passed by the JavaScript twin."""
 
 import json
-import os
 import random
 import shutil
 import subprocess
@@ -12,6 +11,8 @@ import pytest
 from games.management.commands.tab_vectors import VECTORS_PATH, stored_vectors
 from games.rules.tab import State, Throw
 from games.rules.vectors import decode_state, encode_state, generate, render, summary
+
+from .conftest import require
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -63,10 +64,7 @@ def test_the_compact_notation_keeps_every_field() -> None:
 
 def test_the_javascript_engine_passes_the_vectors_and_its_tests() -> None:
     node = shutil.which("node")
-    if node is None:
-        if os.environ.get("CI"):
-            pytest.fail("node is not installed: CI must run the JavaScript tests (tests/js/)")
-        pytest.skip("node is not installed: the JavaScript rules engine and CPU player (tests/js/) are not tested")
+    require(node is not None, "node (the JavaScript rules engine and CPU player, tests/js/)")
     result = subprocess.run(
         [node, "--test", "tests/js/"], cwd=ROOT, capture_output=True, text=True, timeout=600, check=False
     )
