@@ -148,10 +148,12 @@ def play_to_the_end(api: Api, game: str, rng, max_actions: int = 5000) -> dict:
     from games.models import Game
     from games.selectors import game_message
 
-    from .live import next_action
+    from .live import checked, next_action
 
     for _ in range(max_actions):
-        message = game_message(Game.objects.select_related("initial_player", "second_player").get(public_id=game))
+        message = checked(
+            game_message(Game.objects.select_related("initial_player", "second_player").get(public_id=game))
+        )
         if "winner" in message:
             return message
         function, payload = next_action(message, rng)

@@ -242,7 +242,7 @@ class Stream:
         except queue.Empty:
             raise AssertionError(f"no message within {timeout} s") from None
         self.ended = message is self.END
-        return message
+        return message if self.ended else checked(message)
 
     def nothing_for(self, seconds: float) -> bool:
         try:
@@ -253,6 +253,28 @@ class Stream:
 
     def close(self) -> None:
         self._client.close()
+
+
+# The update messages of the course protocol, key by key: a field added, renamed or dropped is a change clients see.
+SNAPSHOT_KEYS = frozenset({"pieces", "initial", "players", "turn", "step", "dice", "mustPass"})
+# `cell` and `selected` describe the last play (a selection, or a move), and come together.
+LAST_PLAY_KEYS = frozenset({"cell", "selected"})
+DICE_KEYS = frozenset({"stickValues", "value", "keepPlaying"})
+PIECE_KEYS = frozenset({"color", "inMotion", "reachedLastRow"})
+
+
+def checked(message: dict) -> dict:
+    """Return an update message after checking that it has exactly the keys of its kind."""
+    if message == {"winner": None}:  # a waiting game that ended: there is no board
+        return message
+    keys = set(message) - {"winner"}
+    assert keys in (SNAPSHOT_KEYS, SNAPSHOT_KEYS | LAST_PLAY_KEYS), sorted(keys)
+    assert message["dice"] is None or set(message["dice"]) == DICE_KEYS, message["dice"]
+    assert all(piece is None or set(piece) == PIECE_KEYS for piece in message["pieces"]), message["pieces"]
+    players = message["players"]
+    assert len(players) == 2 and {message["initial"], message["turn"]} <= set(players), message
+    assert message["mustPass"] in (None, message["turn"]), message
+    return message
 
 
 def state_of(message: dict) -> tab.State:

@@ -496,3 +496,30 @@ def test_cell_and_selected_describe_only_the_last_play(started):
     message = game_message(game_of(game_id))
     assert message["winner"] == "zp"
     assert "cell" not in message and "selected" not in message
+
+
+def test_each_kind_of_update_message_has_exactly_its_keys(started, zp_and_jpleal):
+    """The update stream's fields, kind by kind (tests/live.py checks every message the live tests receive)."""
+    from games.selectors import game_message
+
+    play, game_id = started
+    board = {"pieces", "initial", "players", "turn", "step", "dice", "mustPass"}
+
+    def keys() -> set[str]:
+        return set(game_message(game_of(game_id)))
+
+    assert keys() == board  # the pairing
+    fork_position(game_id)
+    play("zp", "notify", game=game_id, cell=25)
+    assert keys() == board | {"cell", "selected"}  # a piece selected, its destinations to choose from
+    play("zp", "notify", game=game_id, cell=28)
+    assert keys() == board | {"cell", "selected"}  # the move just made
+    play("jpleal", "roll", game=game_id)
+    message = game_message(game_of(game_id))
+    assert set(message) == board and set(message["dice"]) == {"stickValues", "value", "keepPlaying"}
+    assert {key for piece in message["pieces"] if piece for key in piece} == {"color", "inMotion", "reachedLastRow"}
+    play("jpleal", "leave", game=game_id)
+    assert keys() == board | {"winner"}  # the last message
+    _, body = zp_and_jpleal("zp", "join", group=5, size=7)
+    zp_and_jpleal("zp", "leave", game=body["game"])
+    assert game_message(game_of(body["game"])) == {"winner": None}  # a waiting game that ended
