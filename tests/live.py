@@ -26,10 +26,13 @@ POSTGRES_ADMIN_URL = os.environ.get("POSTGRES_ADMIN_URL", "postgresql://postgres
 REDIS_TEST_URL = os.environ.get("REDIS_TEST_URL", "redis://127.0.0.1:6379/15")
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+def listening_socket() -> socket.socket:
+    """Return a socket listening on a free port of 127.0.0.1. A server handed the socket itself, rather than a port
+    number to bind, cannot lose its port to another process between the choice and the bind."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(1024)
+    return sock
 
 
 def suite_uses_postgres() -> bool:
@@ -120,7 +123,8 @@ class Server:
 
     def __init__(self, database_url: str, workdir: Path, **environment: str):
         self.database_url = database_url
-        self.port = free_port()
+        listener = listening_socket()
+        self.port = listener.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = workdir / f"server-{self.port}.log"
         env = {
@@ -141,10 +145,8 @@ class Server:
                 "-m",
                 "uvicorn",
                 "tabsite.asgi:application",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(self.port),
+                "--fd",
+                str(listener.fileno()),
                 "--no-access-log",
                 "--timeout-graceful-shutdown",
                 "1",
@@ -153,7 +155,9 @@ class Server:
             env=env,
             stdout=self.log.open("wb"),
             stderr=subprocess.STDOUT,
+            pass_fds=[listener.fileno()],
         )
+        listener.close()
         self.http = httpx.Client(base_url=self.url, timeout=10)
         self._wait_ready()
 
