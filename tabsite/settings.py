@@ -108,6 +108,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "core.health.HealthCheckMiddleware",
     "tabsite.middleware.CorsMiddleware",
     "tabsite.middleware.ClientAddressMiddleware",
     "tabsite.middleware.RefusalMiddleware",

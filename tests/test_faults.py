@@ -212,11 +212,17 @@ def test_postgresql_outage_answers_503_and_play_resumes(postgres_databases, tmp_
             assert response.headers["retry-after"] == "5"
         response = server.http.get("/update", params={"nick": nick, "game": table.game})
         assert (response.status_code, list(response.json())) == (503, ["error"])
+        response = server.http.get("/healthz")
+        assert (response.status_code, response.json()) == (
+            503,
+            {"status": "unavailable", "database": "unavailable", "redis": "not configured"},
+        )
         # Open streams stay open, and no game changed.
         assert table.streams[0].nothing_for(0.5)
         proxy.restore()
 
         assert game_rows(database_url, table.game) == before
+        assert server.http.get("/healthz").json()["database"] == "ok"
         table.play(server, 10, rng)
         status, version, events = game_rows(database_url, table.game)
         assert version == events == before[1] + 10 or "winner" in table.message

@@ -1,0 +1,1 @@
+"""What every game and every transport of the platform shares, and what belongs to none of them in particular."""
