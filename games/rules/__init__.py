@@ -1,38 +1,27 @@
-"""The rules of each game, in pure Python: no Django, no I/O, so the server, the CPU player and the tests share them.
+"""The rules of each game, in pure Python: no Django, no I/O, so the server, the computer player and the tests share
+them. Each game is a module with an engine (games/rules/base.py); this registry is how the platform finds it.
 
-Each game is a sibling module (`tab` today) whose state object follows `GameState`.
+Adding a game: write its module with an `ENGINE`, and add that engine to `ENGINES` below.
 """
 
-from collections.abc import Mapping
-from typing import Any, Protocol, Self
+from typing import Any
+
+from .base import Engine, IllegalAction, Outcome, Played
+from .tab import ENGINE as TAB
+
+ENGINES: dict[str, Engine[Any, Any]] = {engine.kind: engine for engine in (TAB,)}
 
 
-class GameState[MoveT](Protocol):
-    """What the server and a CPU player need from the state of any game."""
+class UnknownGame(LookupError):
+    """No engine is registered under this kind."""
 
-    turn: str
 
-    def legal_moves(self) -> list[MoveT]:
-        """Return the moves the player on turn may make now."""
-        ...
+def find_engine(kind: str) -> Engine[Any, Any]:
+    """Return the engine of the game `kind` ("tab"), or raise UnknownGame."""
+    try:
+        return ENGINES[kind]
+    except KeyError:
+        raise UnknownGame(f"No game of kind {kind!r}") from None
 
-    def apply(self, move: MoveT) -> None:
-        """Make a legal move, or raise the game's IllegalMove leaving the state unchanged."""
-        ...
 
-    def outcome(self) -> str | None:
-        """Return the winner's color, or None while the game goes on."""
-        ...
-
-    def copy(self) -> Self:
-        """Return an independent copy."""
-        ...
-
-    def to_json(self) -> dict[str, Any]:
-        """Return the state as a JSON-compatible dict."""
-        ...
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Self:
-        """Rebuild a state from `to_json`'s output."""
-        ...
+__all__ = ["ENGINES", "Engine", "IllegalAction", "Outcome", "Played", "UnknownGame", "find_engine"]

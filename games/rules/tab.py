@@ -11,6 +11,8 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Final
 
+from .base import Engine, IllegalAction, Outcome, Played
+
 BLUE: Final = "Blue"
 RED: Final = "Red"
 COLORS: Final = (BLUE, RED)
@@ -29,7 +31,7 @@ THROW_PROBABILITIES: Final[Mapping[int, Fraction]] = MappingProxyType(
 THROW_VALUES: Final = (1, 2, 3, 4, 6)
 
 
-class IllegalMove(ValueError):
+class IllegalMove(IllegalAction):
     """An action the rules refuse; `str(error)` is the message shown to the player."""
 
 
@@ -401,3 +403,143 @@ class State:
             selected=None if self.selected is None else list(self.selected),
             winner=self.winner,
         )
+
+
+# --- The engine: Tâb behind the platform's interface (games/rules/base.py) ------------------------------------------
+
+SEATS: Final = (BLUE, RED)  # seat 0 is the initial player
+
+
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """Throw the sticks: at random (a player's throw), or with a known result (a replay, a search)."""
+
+    throw: Throw | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """Pass the turn, when the throw can be used in no way."""
+
+
+@dataclass(frozen=True, slots=True)
+class Select:
+    """A click on `cell`, the course API's `notify`: select a piece, cancel the selection, or choose a destination."""
+
+    cell: int
+
+
+type Action = Roll | Pass | Select | Move
+
+
+def _cell(data: Mapping[str, Any], key: str) -> int:
+    value = data.get(key)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise IllegalAction(f"{key} is not an integer")
+    return value
+
+
+class TabEngine:
+    """Tâb for two seats; its one option is the board's number of columns."""
+
+    kind = "tab"
+    title = "Tâb"
+    min_seats = 2
+    max_seats = 2
+
+    def options(self, raw: Mapping[str, Any]) -> dict[str, Any]:
+        return {"size": check_size(raw.get("size", DEFAULT_SIZE))}
+
+    def new(self, seats: int, options: Mapping[str, Any], rng: random.Random) -> State:
+        if seats != 2:
+            raise ValueError("Tâb is played by two")
+        return State.new(self.options(options)["size"])
+
+    def to_act(self, state: State) -> int | None:
+        return None if state.winner is not None else SEATS.index(state.turn)
+
+    def legal_actions(self, state: State, seat: int) -> list[Action]:
+        if state.winner is not None or SEATS[seat] != state.turn:
+            return []
+        if state.can_throw:
+            return [Roll()]
+        if state.must_pass:
+            return [Pass()]
+        return list(state.legal_moves())
+
+    def apply(self, state: State, seat: int, action: Action, rng: random.Random) -> Played:
+        if state.winner is not None:
+            raise IllegalMove("The game is over")
+        if SEATS[seat] != state.turn:
+            raise IllegalMove("Not your turn to play")
+        match action:
+            case Roll(throw=throw):
+                thrown = throw or Throw.random(rng)
+                state.throw(thrown)
+                return Played("throw", {"sticks": list(thrown.sticks), "value": thrown.value})
+            case Pass():
+                state.pass_turn()
+                return Played("pass", {})
+            case Select(cell=cell):
+                step_before = state.step
+                move = state.select(cell)
+                if move is not None:
+                    return Played("move", {"from": move.origin, "to": move.destination, "captures": move.captures})
+                if step_before == TO:
+                    return Played("deselect", {"cell": cell})
+                return Played("select", {"cell": cell, "destinations": list(state.selected or ())})
+            case Move():
+                state.apply(action)
+                return Played("move", {"from": action.origin, "to": action.destination, "captures": action.captures})
+        raise IllegalMove("Not an action of Tâb")
+
+    def chances(self, state: State, seat: int, action: Action) -> list[tuple[Fraction, Action]] | None:
+        if not isinstance(action, Roll) or action.throw is not None:
+            return None
+        return [(THROW_PROBABILITIES[value], Roll(Throw.of_value(value))) for value in THROW_VALUES]
+
+    def outcome(self, state: State) -> Outcome | None:
+        return None if state.winner is None else Outcome.win(SEATS.index(state.winner), len(SEATS))
+
+    def copy(self, state: State) -> State:
+        return state.copy()
+
+    def state_to_json(self, state: State) -> dict[str, Any]:
+        return state.to_json()
+
+    def state_from_json(self, data: Mapping[str, Any]) -> State:
+        return State.from_json(data)
+
+    def action_to_json(self, action: Action) -> dict[str, Any]:
+        match action:
+            case Roll(throw=None):
+                return {"kind": "roll"}
+            case Roll(throw=Throw() as throw):
+                return {"kind": "roll", "sticks": list(throw.sticks)}
+            case Pass():
+                return {"kind": "pass"}
+            case Select(cell=cell):
+                return {"kind": "select", "cell": cell}
+            case Move(origin=origin, destination=destination, captures=captures):
+                return {"kind": "move", "from": origin, "to": destination, "captures": captures}
+        raise ValueError(f"not an action of Tâb: {action!r}")
+
+    def action_from_json(self, data: Mapping[str, Any]) -> Action:
+        kind = data.get("kind")
+        if kind == "roll":
+            if "sticks" not in data:
+                return Roll()
+            sticks = data["sticks"]
+            if not isinstance(sticks, list) or len(sticks) != 4 or not all(isinstance(s, bool) for s in sticks):
+                raise IllegalAction("sticks are four booleans")
+            return Roll(Throw((sticks[0], sticks[1], sticks[2], sticks[3])))
+        if kind == "pass":
+            return Pass()
+        if kind == "select":
+            return Select(_cell(data, "cell"))
+        if kind == "move":
+            return Move(_cell(data, "from"), _cell(data, "to"), data.get("captures") is True)
+        raise IllegalAction(f"Unknown action {str(kind)[:40]!r}")
+
+
+ENGINE: Engine[State, Action] = TabEngine()

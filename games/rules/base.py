@@ -1,0 +1,137 @@
+"""The interface between the platform and a game's rules: what every engine offers, whatever its game.
+
+An engine is a small object (one per game, registered in `games.rules`) that works on the game's own state and
+action types: it creates a position for some seats, lists a seat's legal actions, applies one, says whose turn it
+is and how the game ended, and turns states and actions into JSON and back. Services, history and replay, the
+computer player, the sweeper and the benchmarks reach a game's rules only through it, so a new game is a new module
+behind the same interface, never a branch inside another. Nothing here knows of Django, a protocol or a clock.
+
+Seats are numbered from 0 in the order the game gives them (Tâb: 0 is Blue, the initial player).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Protocol
+
+
+class IllegalAction(ValueError):
+    """An action the rules refuse; `str(error)` is the message a player's client is shown."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a finished game ended on the board: a rank for each seat (1 is first; equal ranks share a place) and
+    the reason, in the game's words ("win", "draw", "no-move", …).
+
+    Endings that are not the rules' business (a player left, ran out of time, a draw agreed on, an administrator's
+    decision) are the platform's, and are recorded beside the outcome, not in it.
+    """
+
+    ranks: tuple[int, ...]
+    reason: str
+
+    def __post_init__(self) -> None:
+        if not 2 <= len(self.ranks) <= 4 or min(self.ranks) != 1:
+            raise ValueError(f"an outcome ranks 2 to 4 seats from 1: {self.ranks!r}")
+
+    @classmethod
+    def win(cls, seat: int, seats: int, reason: str = "win") -> Outcome:
+        """Return the outcome where `seat` wins and every other seat shares second place."""
+        return cls(tuple(1 if index == seat else 2 for index in range(seats)), reason)
+
+    @classmethod
+    def draw(cls, seats: int, reason: str = "draw") -> Outcome:
+        """Return the outcome where every seat shares first place."""
+        return cls((1,) * seats, reason)
+
+    @classmethod
+    def by_score(cls, scores: Sequence[float], reason: str = "score") -> Outcome:
+        """Return the outcome ranking seats by score, highest first, equal scores sharing a place."""
+        return cls(tuple(1 + sum(other > score for other in scores) for score in scores), reason)
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        """Return the seats in first place."""
+        return tuple(seat for seat, rank in enumerate(self.ranks) if rank == 1)
+
+    @property
+    def winner(self) -> int | None:
+        """Return the one seat in first place, or None when several share it."""
+        winners = self.winners
+        return winners[0] if len(winners) == 1 else None
+
+    @property
+    def is_draw(self) -> bool:
+        """Return whether every seat shares first place."""
+        return len(self.winners) == len(self.ranks)
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    """What an applied action did, for the game's log: a kind in the game's words and its JSON details."""
+
+    kind: str
+    data: Mapping[str, Any]
+
+
+class Engine[StateT, ActionT](Protocol):
+    """The rules of one game, as the platform uses them."""
+
+    kind: str  # the registry's key and the stored kind of a match: "tab"
+    title: str  # the game's name, for people: "Tâb"
+    min_seats: int
+    max_seats: int
+
+    def options(self, raw: Mapping[str, Any]) -> dict[str, Any]:
+        """Return the game's options from `raw` with defaults filled in, or raise ValueError naming the bad one."""
+        ...
+
+    def new(self, seats: int, options: Mapping[str, Any], rng: random.Random) -> StateT:
+        """Return the starting position for `seats` players (`options` as `options()` returns them)."""
+        ...
+
+    def to_act(self, state: StateT) -> int | None:
+        """Return the seat that must act now, or None once the game is over."""
+        ...
+
+    def legal_actions(self, state: StateT, seat: int) -> list[ActionT]:
+        """Return every action `seat` may take now (none when it is not that seat's turn)."""
+        ...
+
+    def apply(self, state: StateT, seat: int, action: ActionT, rng: random.Random) -> Played:
+        """Make `seat`'s action on `state` and return what it did; a random action (dice, sticks) draws from `rng`.
+        Raise IllegalAction with the message for the client, leaving `state` unchanged, if the rules refuse it."""
+        ...
+
+    def chances(self, state: StateT, seat: int, action: ActionT) -> list[tuple[Fraction, ActionT]] | None:
+        """Return the possible results of a random action as (probability, the action with its result fixed),
+        or None if the action decides its result alone. Searches weigh the results; replays apply them."""
+        ...
+
+    def outcome(self, state: StateT) -> Outcome | None:
+        """Return how the game ended on the board, or None while it goes on."""
+        ...
+
+    def copy(self, state: StateT) -> StateT:
+        """Return an independent copy of `state`."""
+        ...
+
+    def state_to_json(self, state: StateT) -> dict[str, Any]:
+        """Return `state` as JSON-compatible data (what the platform stores)."""
+        ...
+
+    def state_from_json(self, data: Mapping[str, Any]) -> StateT:
+        """Rebuild a state from `state_to_json`'s output, or raise ValueError."""
+        ...
+
+    def action_to_json(self, action: ActionT) -> dict[str, Any]:
+        """Return `action` as JSON-compatible data (what the move log stores)."""
+        ...
+
+    def action_from_json(self, data: Mapping[str, Any]) -> ActionT:
+        """Rebuild an action from `action_to_json`'s output; raise IllegalAction if it is not one of this game's."""
+        ...
