@@ -26,6 +26,8 @@ class Game(models.Model):
         ENDED = "ended", "ended by an administrator"
 
     public_id = models.CharField(max_length=32, unique=True, default=new_public_id, editable=False)
+    # The game it is a match of: the key of its engine in games.rules.ENGINES.
+    kind = models.CharField(max_length=20, default="tab")
     group = models.PositiveIntegerField()
     size = models.PositiveSmallIntegerField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING)

@@ -25,9 +25,12 @@ def game_snapshot(game: Game, state: tab.State | None = None) -> dict:
         "dice": state.dice.to_json() if state.dice else None,
         "mustPass": nicks[state.turn] if state.must_pass else None,
     }
-    if state.cell is not None:
+    # A game ended off the board (left, out of time, ended by an administrator) ends on no play of a piece: clients
+    # of the course server read `cell`/`selected` as "a piece was just selected or moved".
+    forfeited = game.status == Game.Status.FINISHED and game.ending != Game.Ending.WIN
+    if state.cell is not None and not forfeited:
         snapshot["cell"] = state.cell
-    if state.selected is not None:
+    if state.selected is not None and not forfeited:
         snapshot["selected"] = list(state.selected)
     return snapshot
 

@@ -5,6 +5,7 @@ game are applied one at a time, and publishes the new snapshot only once the tra
 API views, the deadline sweeper and admin actions all call these functions; nothing else writes a game.
 """
 
+import secrets
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -16,11 +17,18 @@ from rankings.services import ranking_record, rankings_rebuild
 
 from . import events, history, selectors, store
 from .models import Game, GameEvent, WaitingRoom
-from .rules import tab
+from .rules import Engine, IllegalAction, Played, find_engine
+
+# The dice and sticks of every game: the operating system's randomness, which no player can predict.
+RANDOM = secrets.SystemRandom()
 
 
 class GameError(Exception):
     """An action the game refuses; str() is the message for the client (400)."""
+
+
+def _engine(game: Game) -> Engine:
+    return find_engine(game.kind)
 
 
 def _deadline(now: datetime) -> datetime:
@@ -35,33 +43,37 @@ def _locked_game(public_id: str) -> Game:
     return game
 
 
-def _player_color(game: Game, user_id: int) -> str:
-    if user_id == game.initial_player_id:
-        return tab.BLUE
-    if user_id == game.second_player_id:
-        return tab.RED
-    raise GameError("You are not a player of this game")
+def _seats(game: Game) -> list[int | None]:
+    """Return the user id in each seat, seat 0 first."""
+    return [game.initial_player_id, game.second_player_id]
+
+
+def _seat_of(game: Game, user_id: int) -> int:
+    try:
+        return _seats(game).index(user_id)
+    except ValueError:
+        raise GameError("You are not a player of this game") from None
 
 
 def _playing_game(
     public_id: str, user_id: int, *, not_your_turn: str = "Not your turn to play"
-) -> tuple[Game, tab.State]:
-    """Lock the game, check that it is on and that this user is on turn; return it with its rules state."""
+) -> tuple[Game, Engine, object, int]:
+    """Lock the game, check that it is on and that this user is on turn; return it with its engine, rules state and
+    the user's seat."""
     game = _locked_game(public_id)
-    color = _player_color(game, user_id)
+    seat = _seat_of(game, user_id)
     if game.status == Game.Status.WAITING:
         raise GameError("The game has not started: waiting for an opponent")
     if game.status == Game.Status.FINISHED:
         raise GameError("The game is over")
-    state = tab.State.from_json(game.state)
-    if state.turn != color:
+    engine = _engine(game)
+    state = engine.state_from_json(game.state)
+    if engine.to_act(state) != seat:
         raise GameError(not_your_turn)
-    return game, state
+    return game, engine, state, seat
 
 
-def _record(
-    game: Game, kind: str, player_id: int | None, data: dict, now: datetime, state: tab.State | None = None
-) -> None:
+def _record(game: Game, kind: str, player_id: int | None, data: dict, now: datetime, state: object = None) -> None:
     """Advance the game's version, log the action under it, and publish the new snapshot after commit. `state` is
     the rules state that `game.state` was made from, if the caller has it (it need not be decoded again)."""
     game.version += 1
@@ -78,14 +90,16 @@ def _record(
         transaction.on_commit(lambda: events.publish(public_id, version, message, final=final), robust=True)
 
 
-def _forfeit(game: Game, *, loser: str | None, ending: str, now: datetime) -> None:
-    """End a game in play off the board: the opponent of `loser` wins (no one, without a loser)."""
-    state = tab.State.from_json(game.state)
-    # The last play is the forfeit, which involves no cell: clients must not show the previous move as new.
-    state.cell = state.selected = None
-    game.state = state.to_json()
-    winner_id = None if loser is None else _user_of(game, tab.opponent(loser))
+def _forfeit(game: Game, *, loser: int | None, ending: str, now: datetime) -> None:
+    """End a game in play off the board: the opponent of the seat `loser` wins (no one, without a loser)."""
+    winner_id = None if loser is None else _seats(game)[1 - loser]
     _finish(game, winner_id=winner_id, ending=ending, now=now)
+
+
+def _on_turn(game: Game) -> int | None:
+    """Return the seat on turn in a game in play."""
+    engine = _engine(game)
+    return engine.to_act(engine.state_from_json(game.state))
 
 
 def _finish(game: Game, *, winner_id: int | None, ending: str, now: datetime) -> None:
@@ -103,10 +117,6 @@ def _finish(game: Game, *, winner_id: int | None, ending: str, now: datetime) ->
             player_ids=[game.initial_player_id, game.second_player_id],
             winner_id=winner_id,
         )
-
-
-def _user_of(game: Game, color: str) -> int:
-    return game.initial_player_id if color == tab.BLUE else game.second_player_id
 
 
 def game_join(*, user_id: int, group: int, size: int) -> Game:
@@ -129,7 +139,8 @@ def game_join(*, user_id: int, group: int, size: int) -> Game:
             return game
         waiting.second_player_id = user_id
         waiting.status = Game.Status.PLAYING
-        waiting.state = tab.State.new(size).to_json()
+        engine = _engine(waiting)
+        waiting.state = engine.state_to_json(engine.new(2, {"size": size}, RANDOM))
         waiting.started_at = now
         waiting.deadline = _deadline(now)
         _record(waiting, GameEvent.Kind.START, user_id, {}, now)
@@ -141,70 +152,38 @@ def game_leave(*, public_id: str, user_id: int) -> None:
     now = timezone.now()
     with transaction.atomic():
         game = _locked_game(public_id)
-        color = _player_color(game, user_id)
+        seat = _seat_of(game, user_id)
         if game.status == Game.Status.FINISHED:
             raise GameError("The game is over")
         if game.status == Game.Status.WAITING:
             _finish(game, winner_id=None, ending=Game.Ending.CANCELLED, now=now)
         else:
-            _forfeit(game, loser=color, ending=Game.Ending.LEAVE, now=now)
+            _forfeit(game, loser=seat, ending=Game.Ending.LEAVE, now=now)
         _record(game, GameEvent.Kind.LEAVE, user_id, {}, now)
 
 
-def game_roll(*, public_id: str, user_id: int) -> tab.Throw:
-    """Throw the sticks for the player on turn."""
+def game_act(*, public_id: str, user_id: int, action: object, not_your_turn: str = "Not your turn to play") -> Played:
+    """Make a player's action in a game in play (a throw, a move, …, in its engine's terms); return what it did."""
     now = timezone.now()
     with transaction.atomic():
-        game, state = _playing_game(public_id, user_id)
-        throw = tab.Throw.random()
+        game, engine, state, seat = _playing_game(public_id, user_id, not_your_turn=not_your_turn)
         try:
-            state.throw(throw)
-        except tab.IllegalMove as error:
+            played = engine.apply(state, seat, action, RANDOM)
+        except IllegalAction as error:
             raise GameError(str(error)) from None
-        game.state = state.to_json()
+        game.state = engine.state_to_json(state)
         game.deadline = _deadline(now)
-        data = {"sticks": list(throw.sticks), "value": throw.value}
-        _record(game, GameEvent.Kind.THROW, user_id, data, now, state)
-        return throw
-
-
-def game_pass(*, public_id: str, user_id: int) -> None:
-    """Pass the turn: allowed only when the throw gives no move and no re-throw."""
-    now = timezone.now()
-    with transaction.atomic():
-        game, state = _playing_game(public_id, user_id)
-        try:
-            state.pass_turn()
-        except tab.IllegalMove as error:
-            raise GameError(str(error)) from None
-        game.state = state.to_json()
-        game.deadline = _deadline(now)
-        _record(game, GameEvent.Kind.PASS, user_id, {}, now, state)
-
-
-def game_notify(*, public_id: str, user_id: int, cell: int) -> None:
-    """Select the piece on `cell`, or the destination at the fork; the move is made as soon as it is known."""
-    now = timezone.now()
-    with transaction.atomic():
-        # The seed's own message for notify out of turn is in lower case.
-        game, state = _playing_game(public_id, user_id, not_your_turn="not your turn to play")
-        step_before = state.step
-        try:
-            move = state.select(cell)
-        except tab.IllegalMove as error:
-            raise GameError(str(error)) from None
-        game.state = state.to_json()
-        game.deadline = _deadline(now)
-        if move is not None:
-            kind = GameEvent.Kind.MOVE
-            data = {"from": move.origin, "to": move.destination, "captures": move.captures}
-            if state.winner is not None:
-                _finish(game, winner_id=_user_of(game, state.winner), ending=Game.Ending.WIN, now=now)
-        elif step_before == "to":
-            kind, data = GameEvent.Kind.DESELECT, {"cell": cell}
-        else:
-            kind, data = GameEvent.Kind.SELECT, {"cell": cell, "destinations": state.selected}
-        _record(game, kind, user_id, data, now, state)
+        outcome = engine.outcome(state)
+        if outcome is not None:
+            winner = outcome.winner
+            _finish(
+                game,
+                winner_id=None if winner is None else _seats(game)[winner],
+                ending=Game.Ending.WIN,
+                now=now,
+            )
+        _record(game, played.kind, user_id, dict(played.data), now, state)
+        return played
 
 
 def game_expire_due(*, now: datetime | None = None, limit: int = 200) -> int:
@@ -226,9 +205,9 @@ def game_expire_due(*, now: datetime | None = None, limit: int = 200) -> int:
                 _finish(game, winner_id=None, ending=Game.Ending.EXPIRED, now=now)
                 _record(game, GameEvent.Kind.TIMEOUT, game.initial_player_id, {}, now)
             else:
-                late = tab.State.from_json(game.state).turn
+                late = _on_turn(game)
                 _forfeit(game, loser=late, ending=Game.Ending.TIMEOUT, now=now)
-                _record(game, GameEvent.Kind.TIMEOUT, _user_of(game, late), {}, now)
+                _record(game, GameEvent.Kind.TIMEOUT, None if late is None else _seats(game)[late], {}, now)
             expired += 1
     return expired
 
@@ -245,10 +224,10 @@ def game_end(*, public_id: str, opponent_wins: bool) -> Game:
         if game.status == Game.Status.WAITING:
             _finish(game, winner_id=None, ending=Game.Ending.ENDED, now=now)
         else:
-            loser = tab.State.from_json(game.state).turn if opponent_wins else None
+            loser = _on_turn(game) if opponent_wins else None
             _forfeit(game, loser=loser, ending=Game.Ending.ENDED, now=now)
-        # The log names the winner's colour, so that the result can be recomputed from it.
-        _record(game, GameEvent.Kind.END, None, {"winner": loser and tab.opponent(loser)}, now)
+        # The log names the winner's seat, so that the result can be recomputed from it.
+        _record(game, GameEvent.Kind.END, None, {"winner": None if loser is None else 1 - loser}, now)
         return game
 
 
@@ -267,9 +246,8 @@ def games_recompute() -> dict[str, int]:
         results, corrected = [], 0
         for game in finished.iterator(chunk_size=500):
             entries = [{"seq": e.seq, "kind": e.kind, "player": e.player_id, "data": e.data} for e in game.events.all()]
-            players = {game.initial_player_id: tab.BLUE, game.second_player_id: tab.RED}
-            color = history.winner_color(game.size, entries, players)
-            winner_id = None if color is None else _user_of(game, color)
+            seat = history.winner_seat(game.kind, {"size": game.size}, _seats(game), entries)
+            winner_id = None if seat is None else _seats(game)[seat]
             if winner_id != game.winner_id:
                 game.winner_id = winner_id
                 game.save(update_fields=["winner"])

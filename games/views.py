@@ -44,7 +44,7 @@ async def leave(args: dict[str, Any]) -> dict[str, Any]:
 async def roll(args: dict[str, Any]) -> dict[str, Any]:
     login = credentials(args)
     game = string_argument(args, "game", GAME_ID_MAX_LENGTH)
-    await as_player(login, services.game_roll, public_id=game)
+    await as_player(login, services.game_act, public_id=game, action=tab.Roll())
     return {}
 
 
@@ -52,7 +52,7 @@ async def roll(args: dict[str, Any]) -> dict[str, Any]:
 async def pass_turn(args: dict[str, Any]) -> dict[str, Any]:
     login = credentials(args)
     game = string_argument(args, "game", GAME_ID_MAX_LENGTH)
-    await as_player(login, services.game_pass, public_id=game)
+    await as_player(login, services.game_act, public_id=game, action=tab.Pass())
     return {}
 
 
@@ -69,5 +69,7 @@ async def notify(args: dict[str, Any]) -> dict[str, Any]:
         raise ApiError("cell is not an integer")
     if cell < 0:
         raise ApiError("cell is negative")
-    await as_player(login, services.game_notify, public_id=game, cell=cell)
+    # The seed's own message for notify out of turn is in lower case.
+    action = tab.Select(cell)
+    await as_player(login, services.game_act, public_id=game, action=action, not_your_turn="not your turn to play")
     return {}

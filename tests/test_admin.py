@@ -101,7 +101,7 @@ def test_staff_end_a_stuck_game_the_player_on_turn_loses(admin_client, api, alic
     # alice, the initial player, was on turn.
     assert (game.status, game.ending, game.winner.username) == ("finished", "ended", "bob")
     end = game.events.get(kind="end")
-    assert (end.player, end.data) == (None, {"winner": "Red"})
+    assert (end.player, end.data) == (None, {"winner": 1})  # the seat: bob, the second player
     assert sorted(Ranking.objects.values_list("player__username", "victories", "games")) == [
         ("alice", 0, 1),
         ("bob", 1, 1),

@@ -112,6 +112,11 @@ class Engine[StateT, ActionT](Protocol):
         or None if the action decides its result alone. Searches weigh the results; replays apply them."""
         ...
 
+    def logged_action(self, played: Played) -> ActionT:
+        """Return the action, its random result fixed, that made the log entry `played`: a replay applies it again.
+        Raise IllegalAction if the entry is not one this engine writes."""
+        ...
+
     def outcome(self, state: StateT) -> Outcome | None:
         """Return how the game ended on the board, or None while it goes on."""
         ...

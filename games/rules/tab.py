@@ -498,6 +498,22 @@ class TabEngine:
             return None
         return [(THROW_PROBABILITIES[value], Roll(Throw.of_value(value))) for value in THROW_VALUES]
 
+    def logged_action(self, played: Played) -> Action:
+        data = played.data
+        try:
+            match played.kind:
+                case "throw":
+                    return self.action_from_json({"kind": "roll", "sticks": data["sticks"]})
+                case "select" | "deselect":
+                    return Select(_cell(data, "cell"))
+                case "move":
+                    return Move(_cell(data, "from"), _cell(data, "to"), data["captures"] is True)
+                case "pass":
+                    return Pass()
+        except KeyError as missing:
+            raise IllegalAction(f"{played.kind} without {missing}") from None
+        raise IllegalAction(f"Not an entry of Tâb's log: {played.kind!r}")
+
     def outcome(self, state: State) -> Outcome | None:
         return None if state.winner is None else Outcome.win(SEATS.index(state.winner), len(SEATS))
 
