@@ -10,7 +10,7 @@ import hmac
 
 from django.conf import settings
 
-from tabsite.caching import thread_cache
+from core.caching import thread_cache
 
 
 def _key(nick: str) -> str:

@@ -1,7 +1,7 @@
 """Accounts: registration and the password check that every API call makes.
 
 Both are coroutines, because they run in two kinds of thread: the database work in the process's database thread
-(tabsite/dbthread.py), and password hashing, hundreds of milliseconds of CPU that releases the GIL, in
+(core/dbthread.py), and password hashing, hundreds of milliseconds of CPU that releases the GIL, in
 a worker thread, so that hashing never holds up the games of other players.
 """
 
@@ -13,8 +13,9 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import check_password, make_password
 from django.db import IntegrityError, transaction
 
-from tabsite import limits
-from tabsite.dbthread import in_database_thread as _in_database_thread
+from core import limits
+from core.dbthread import in_database_thread as _in_database_thread
+from core.errors import Refusal
 
 from . import credentials
 
@@ -27,11 +28,13 @@ NICK_RULE = re.compile(rf"[\w.-]{{1,{NICK_MAX_LENGTH}}}")
 NICK_RULE_TEXT = f"a nick is 1 to {NICK_MAX_LENGTH} letters, digits, '.', '_' or '-'"
 
 
-class AuthenticationFailed(Exception):
+class AuthenticationFailed(Refusal):
     """The nick and password do not match an active account; str() is the message for the client."""
 
+    status = 401
 
-class InvalidNick(ValueError):
+
+class InvalidNick(Refusal):
     """A new account's nick breaks the rule; str() is the message for the client (400)."""
 
 

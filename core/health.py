@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
-from tabsite.dbthread import in_database_thread
+from core.dbthread import in_database_thread
 
 PATH = "/healthz"
 # A probe must answer within a balancer's usual timeout, whatever is down.

@@ -6,6 +6,6 @@ class GamesConfig(AppConfig):
     verbose_name = "Games"
 
     def ready(self) -> None:
-        from . import relay
+        from . import publication
 
-        relay.install()
+        publication.install()

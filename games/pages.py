@@ -1,14 +1,14 @@
-"""The history pages: the games that were played, one game with its log and replay, and watching a game live."""
+"""The history pages: the games that were played, one game with its log and replay (or, in play, watched live)."""
 
 from urllib.parse import urlencode
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from core.pagination import page_of
 from rankings.selectors import player_by_nick
-from tabsite.pagination import page_of
 
-from . import events, selectors
+from . import selectors
 from .models import Game
 from .rules import tab
 
@@ -55,11 +55,3 @@ def game(request: HttpRequest, public_id: str) -> HttpResponse:
     if found.started_at is not None and found.status == Game.Status.FINISHED:
         context["replay"] = _replay_data(found, log)
     return render(request, "games/game.html", context)
-
-
-async def game_stream(request: HttpRequest, public_id: str) -> HttpResponse:
-    """GET /games/<id>/stream: a spectator's read-only stream of a game, the same snapshots the players get."""
-    found = await events.in_worker_thread(selectors.watched_game)(public_id[:64])
-    if found is None:
-        raise Http404("No such game")
-    return events.stream_response(events.game_stream(found.pk, found.public_id))

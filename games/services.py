@@ -13,9 +13,10 @@ from django.db import transaction
 from django.db.models import Prefetch
 from django.utils import timezone
 
+from core.errors import Refusal
 from rankings.services import ranking_record, rankings_rebuild
 
-from . import events, history, selectors, store
+from . import history, publication, store
 from .models import Game, GameEvent, WaitingRoom
 from .rules import Engine, IllegalAction, Played, find_engine
 
@@ -23,8 +24,8 @@ from .rules import Engine, IllegalAction, Played, find_engine
 RANDOM = secrets.SystemRandom()
 
 
-class GameError(Exception):
-    """An action the game refuses; str() is the message for the client (400)."""
+class GameError(Refusal):
+    """An action the game refuses; str() is the message for the client."""
 
 
 def _engine(game: Game) -> Engine:
@@ -74,20 +75,15 @@ def _playing_game(
 
 
 def _record(game: Game, kind: str, player_id: int | None, data: dict, now: datetime, state: object = None) -> None:
-    """Advance the game's version, log the action under it, and publish the new snapshot after commit. `state` is
-    the rules state that `game.state` was made from, if the caller has it (it need not be decoded again)."""
+    """Advance the game's version, log the action under it, and publish the change after commit. `state` is the rules
+    state that `game.state` was made from, if the caller has it (it need not be decoded again)."""
     game.version += 1
     if game.pk is None:
         game.save()
     else:
         store.game_save(game)
     store.event_add(game=game, kind=kind, player_id=player_id, data=data, at=now)
-    message = selectors.game_message(game, state)
-    if message is not None:
-        public_id, version, final = game.public_id, game.version, game.status == Game.Status.FINISHED
-        # robust: the move is committed whatever happens to its publication; a stream that misses it catches up
-        # from the database when it reconnects.
-        transaction.on_commit(lambda: events.publish(public_id, version, message, final=final), robust=True)
+    publication.publish_on_commit(game, state, final=game.status == Game.Status.FINISHED)
 
 
 def _forfeit(game: Game, *, loser: int | None, ending: str, now: datetime) -> None:

@@ -5,5 +5,4 @@ from . import pages
 urlpatterns = [
     path("games/", pages.games, name="games"),
     path("games/<str:public_id>/", pages.game, name="game"),
-    path("games/<str:public_id>/stream", pages.game_stream, name="game-stream"),
 ]

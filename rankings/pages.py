@@ -6,8 +6,8 @@ from urllib.parse import urlencode
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from core.pagination import page_of
 from games.selectors import started_games
-from tabsite.pagination import page_of
 
 from . import selectors
 

@@ -1,10 +1,10 @@
-"""The admin site: Django's, with the same limit on wrong passwords as the game API (tabsite/limits.py)."""
+"""The admin site: Django's, with the same limit on wrong passwords as the game API (core/limits.py)."""
 
 from django.contrib import admin
 from django.contrib.auth.signals import user_login_failed
 from django.dispatch import receiver
 
-from . import limits
+from core import limits
 
 
 class TabAdminSite(admin.AdminSite):

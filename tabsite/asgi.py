@@ -11,10 +11,10 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tabsite.settings")
 pages = get_asgi_application()
 
 # These need the apps loaded by get_asgi_application.
+from core import dbthread  # noqa: E402
+from core.bodylimit import BodySizeLimit  # noqa: E402
 from games import sweeper  # noqa: E402
-from tabsite import dbthread  # noqa: E402
-from tabsite.bodylimit import BodySizeLimit  # noqa: E402
-from tabsite.handlers import application_for  # noqa: E402
+from protocols.course_api.handler import application_for  # noqa: E402
 
 application = BodySizeLimit(application_for(pages))
 sweeper.start()

@@ -105,13 +105,14 @@ INSTALLED_APPS = [
     "accounts",
     "games",
     "rankings",
+    "protocols.course_api",
 ]
 
 MIDDLEWARE = [
     "core.health.HealthCheckMiddleware",
-    "tabsite.middleware.CorsMiddleware",
-    "tabsite.middleware.ClientAddressMiddleware",
-    "tabsite.middleware.RefusalMiddleware",
+    "core.middleware.CorsMiddleware",
+    "core.middleware.ClientAddressMiddleware",
+    "core.middleware.RefusalMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "servestatic.middleware.ServeStaticMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -142,7 +143,7 @@ TEMPLATES = [
 
 # Database: SQLite under var/ unless DATABASE_URL says otherwise.
 DATABASE_URL = os.environ.get("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'db.sqlite3'}"
-# The API's database work runs in one thread per process (tabsite/handlers.py), which keeps its connection open;
+# The API's database work runs in one thread per process (core/dbthread.py), which keeps its connection open;
 # health checks replace a connection that a database restart broke before a request uses it.
 try:
     DATABASES = {
@@ -197,7 +198,7 @@ if REDIS_URL:
     from redis.retry import Retry
 
     # Bounded waits: a Redis server that is down or unreachable must fail fast (then the update goes to this process's
-    # streams, games/relay.py), never hang a request; two quick retries ride out a dropped connection.
+    # streams, games/publication.py), never hang a request; two quick retries ride out a dropped connection.
     EVENTSTREAM_REDIS = {
         **redis_connection(REDIS_URL),
         "socket_connect_timeout": 2,
@@ -214,7 +215,7 @@ if REDIS_URL:
         }
     }
     DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
-    DJANGO_REDIS_LOGGER = "tabsite.cache"
+    DJANGO_REDIS_LOGGER = "core.cache"
 else:
     # Room for every active player's verified credentials: a full cache evicts them, and each eviction costs a hash.
     CACHES = {
@@ -244,17 +245,17 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     # An outage fails every request: one line a minute per source says so without flooding the log.
     "filters": {
-        "cache_outage": {"()": "tabsite.logfilters.OncePerMinute"},
-        "sweep_outage": {"()": "tabsite.logfilters.OncePerMinute"},
-        "database_outage": {"()": "tabsite.logfilters.OncePerMinute"},
+        "cache_outage": {"()": "core.logfilters.OncePerMinute"},
+        "sweep_outage": {"()": "core.logfilters.OncePerMinute"},
+        "database_outage": {"()": "core.logfilters.OncePerMinute"},
     },
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {
         "django_eventstream": {"level": "WARNING"},
-        "tabsite.cache": {"filters": ["cache_outage"]},
+        "core.cache": {"filters": ["cache_outage"]},
         "games.sweeper": {"filters": ["sweep_outage"]},
-        "tabsite.middleware": {"filters": ["database_outage"]},
+        "core.middleware": {"filters": ["database_outage"]},
     },
 }
 
@@ -267,7 +268,7 @@ TAB_KEEPALIVE_SECONDS = env_int("TAB_KEEPALIVE_SECONDS", 20, minimum=1)
 # How long a verified nick + password pair is trusted before the password hash is checked again.
 TAB_CREDENTIALS_TTL = env_int("TAB_CREDENTIALS_TTL", 300)
 
-# Limits on abuse (tabsite/limits.py), shared between processes through the cache; 0 turns a limit off.
+# Limits on abuse (core/limits.py), shared between processes through the cache; 0 turns a limit off.
 # Wrong passwords for one nick from one address within a minute, before further attempts get 429.
 TAB_LOGIN_FAILURES_PER_MINUTE = env_int("TAB_LOGIN_FAILURES_PER_MINUTE", 10)
 # Requests per client address and minute. Generous: a classroom behind one address registers and joins together.

@@ -2,21 +2,9 @@ from django.contrib import admin
 from django.urls import include, path
 from django.views.generic import TemplateView
 
-from accounts.views import register
-from games import events
-from games.views import join, leave, notify, pass_turn, roll
-from rankings.views import ranking
-
-# The course protocol's functions live at the root of the server.
 urlpatterns = [
-    path("register", register),
-    path("join", join),
-    path("leave", leave),
-    path("roll", roll),
-    path("pass", pass_turn),
-    path("notify", notify),
-    path("update", events.update),
-    path("ranking", ranking),
+    # The Tâb course's API: its functions at the root of the server, and the spectators' streams.
+    path("", include("protocols.course_api.urls")),
     path("admin/", admin.site.urls),
     # The pages of rankings and game history, for graders, players and spectators.
     path("", include("rankings.urls")),

@@ -146,7 +146,7 @@ def start_server(live_databases, tmp_path):
 def play_to_the_end(api: Api, game: str, rng, max_actions: int = 5000) -> dict:
     """Play random legal actions for whichever player is on turn until the game ends; return its last message."""
     from games.models import Game
-    from games.selectors import game_message
+    from protocols.course_api.snapshots import game_message
 
     from .live import checked, next_action
 

@@ -480,7 +480,7 @@ def test_actions_before_the_opponent_comes(zp_and_jpleal):
 
 def test_cell_and_selected_describe_only_the_last_play(started):
     """Clients of the course server read `cell`/`selected` as "a piece was just selected or moved"."""
-    from games.selectors import game_message
+    from protocols.course_api.snapshots import game_message
 
     play, game_id = started
     with_dice(game_id, 1)
@@ -500,7 +500,7 @@ def test_cell_and_selected_describe_only_the_last_play(started):
 
 def test_each_kind_of_update_message_has_exactly_its_keys(started, zp_and_jpleal):
     """The update stream's fields, kind by kind (tests/live.py checks every message the live tests receive)."""
-    from games.selectors import game_message
+    from protocols.course_api.snapshots import game_message
 
     play, game_id = started
     board = {"pieces", "initial", "players", "turn", "step", "dice", "mustPass"}

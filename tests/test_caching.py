@@ -5,7 +5,7 @@ import threading
 
 from django.core.cache.backends.locmem import LocMemCache
 
-from tabsite.caching import thread_cache
+from core.caching import thread_cache
 
 
 def test_a_thread_keeps_one_instance_whatever_the_context():

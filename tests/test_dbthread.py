@@ -10,8 +10,8 @@ import threading
 import pytest
 from django.db import OperationalError
 
+from core.dbthread import DatabaseThread
 from games.models import WaitingRoom
-from tabsite.dbthread import DatabaseThread
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

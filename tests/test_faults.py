@@ -294,12 +294,12 @@ def test_streams_of_another_process_catch_up_when_redis_is_back(start_server, li
 def test_an_outage_is_logged_once_a_minute_not_once_a_request(monkeypatch):
     import logging
 
-    from tabsite import logfilters
+    from core import logfilters
 
     records: list[logging.LogRecord] = []
     handler = logging.Handler()
     handler.emit = records.append
-    logger = logging.getLogger("tabsite.cache")  # django-redis logs the errors it ignores here
+    logger = logging.getLogger("core.cache")  # django-redis logs the errors it ignores here
     logger.addHandler(handler)
     try:
         now = [1000.0]

@@ -49,6 +49,11 @@ def test_a_spectator_sees_what_the_players_see(start_server):
     assert late.next() == final and late.next() is late.END
     for stream in (zp, spectator, late):
         stream.close()
+    # Only GET opens a stream, as for `update`.
+    for method in ("POST", "DELETE", "HEAD"):
+        response = server.http.request(method, f"/games/{game}/stream")
+        assert response.status_code == 405, method
+        assert method == "HEAD" or response.json() == {"error": f"Method {method} not allowed: use GET"}
 
 
 def test_an_admin_ends_a_stuck_game_and_every_stream_is_told(start_server, live_databases, tmp_path):

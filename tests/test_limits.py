@@ -8,7 +8,7 @@ import pytest
 import time_machine
 from django.test import Client
 
-from tabsite import limits
+from core import limits
 
 from .conftest import PASSWORDS
 

@@ -15,26 +15,17 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from accounts.services import AuthenticationFailed, InvalidNick, remembered_user_id, user_verify
-from games.services import GameError
-
-from .bodylimit import too_large
-from .dbthread import in_database_thread
-from .text import is_text
+from accounts.services import remembered_user_id, user_verify
+from core.bodylimit import too_large
+from core.dbthread import in_database_thread
+from core.errors import Refusal
+from core.text import is_text
 
 NICK_MAX_LENGTH = 32
 PASSWORD_MAX_LENGTH = 128
 # Groups are stored in a 32-bit column (PositiveIntegerField on every database).
 GROUP_MAX = 2**31 - 1
 INTEGER_TEXT = re.compile(r"-?[0-9]{1,18}")
-
-
-class ApiError(Exception):
-    """A refused request: str() is the message, `status` the HTTP status code."""
-
-    def __init__(self, message: str, status: int = 400):
-        super().__init__(message)
-        self.status = status
 
 
 def error_response(message: str, status: int) -> JsonResponse:
@@ -63,16 +54,16 @@ def parse_body(request: HttpRequest) -> dict[str, Any]:
     try:
         raw = request.body
     except RequestDataTooBig:
-        raise ApiError(too_large(), status=413) from None
+        raise Refusal(too_large(), status=413) from None
     if not raw.strip():
         return {}
     try:
         data = json.loads(raw.decode("utf-8"))
     except (ValueError, RecursionError):
         # ValueError covers bad UTF-8, bad JSON and integers too long to convert.
-        raise ApiError("Request body is not valid JSON") from None
+        raise Refusal("Request body is not valid JSON") from None
     if not isinstance(data, dict):
-        raise ApiError("Request body must be a JSON object")
+        raise Refusal("Request body must be a JSON object")
     return data
 
 
@@ -92,14 +83,11 @@ def api_function(method: str = "POST") -> Callable[[ApiFunction], Callable[..., 
                 return response
             try:
                 return JsonResponse(await function(parse_body(request)))
-            except ApiError as error:
-                return error_response(str(error), error.status)
-            except AuthenticationFailed as error:
-                return error_response(str(error), 401)
-            except InvalidNick as error:
-                return error_response(str(error), 400)
-            except GameError as error:
-                return error_response(str(error), 400)
+            except Refusal as error:
+                response = error_response(str(error), error.status)
+                if error.retry_after is not None:
+                    response["Retry-After"] = str(error.retry_after)
+                return response
 
         return view
 
@@ -112,10 +100,10 @@ def is_group(group: int) -> bool:
 
 def string_argument(args: dict[str, Any], name: str, max_length: int) -> str:
     if name not in args or args[name] is None:
-        raise ApiError(f"undefined {name}")
+        raise Refusal(f"undefined {name}")
     value = args[name]
     if not isinstance(value, str) or not value or len(value) > max_length or not is_text(value):
-        raise ApiError(f"invalid {name} '{shown(value)}'")
+        raise Refusal(f"invalid {name} '{shown(value)}'")
     return value
 
 
@@ -134,10 +122,10 @@ def integer(value: Any) -> int | None:
 
 def integer_argument(args: dict[str, Any], name: str, valid: Callable[[int], bool] = lambda number: True) -> int:
     if name not in args or args[name] is None:
-        raise ApiError(f"undefined {name}")
+        raise Refusal(f"undefined {name}")
     number = integer(args[name])
     if number is None or not valid(number):
-        raise ApiError(f"invalid {name} '{shown(args[name])}'")
+        raise Refusal(f"invalid {name} '{shown(args[name])}'")
     return number
 
 

@@ -4,12 +4,12 @@ It is Django's own `ASGIHandler` with two differences that matter at that scale:
 
 - No `ThreadSensitiveContext` per request. Django's handler gives each request a thread of its own for its
   synchronous parts, so each request starts a thread and each open stream keeps one parked for its whole life.
-  Here the database work runs in the process's one database thread (tabsite/dbthread.py), which keeps one
+  Here the database work runs in the process's one database thread (core/dbthread.py), which keeps one
   connection (CONN_MAX_AGE), applies the games' writes in batches instead of racing for SQLite's write lock, and
   costs nothing per stream. Slow work (password hashing, a stream's first snapshot) goes to worker threads.
 - A function's request is one JSON object of a few hundred bytes, answered at once: it is read into memory, and
   answered without the request signals (their receivers manage the database connection, which lives in the database
-  thread and is checked there before each call, tabsite/dbthread.py) and without a task watching for the client's
+  thread and is checked there before each call, core/dbthread.py) and without a task watching for the client's
   disconnection (nothing is left to cancel). Together these were two thirds of a request's CPU. A stream, which
   waits for events as long as its client stays, has one task watching for the client, which cancels it.
 - Only the middleware the protocol needs (CORS, the client's address for the limits, the security headers, and the
@@ -30,15 +30,18 @@ from django.urls import get_resolver
 from django.urls.resolvers import ResolverMatch
 from django.utils.log import log_response
 
-from .middleware import ClientAddressMiddleware, CorsMiddleware, RefusalMiddleware
+from core.middleware import ClientAddressMiddleware, CorsMiddleware, RefusalMiddleware
 
-# The course protocol's functions, at the root of the server.
-API_PATHS = frozenset({"/register", "/join", "/leave", "/roll", "/pass", "/notify", "/update", "/ranking"})
+from . import urls
+
+# The paths this handler serves come from the protocol's own URL patterns: a function added there is served here.
+API_PATHS = frozenset(f"/{pattern.pattern}" for pattern in urls.functions)
+SPECTATORS = [pattern.pattern.regex for pattern in urls.spectators]
 
 
 def served_as_api(path: str) -> bool:
     """Whether `path` is one of the protocol's functions or a spectator's stream (/games/<id>/stream)."""
-    return path in API_PATHS or (path.startswith("/games/") and path.endswith("/stream"))
+    return path in API_PATHS or any(regex.match(path[1:]) for regex in SPECTATORS)
 
 
 async def read_small_body(receive) -> bytes | None:

@@ -1,25 +1,40 @@
+"""The course's functions: each validates its arguments, runs one service of the platform and answers a JSON object.
+The update stream is in streams.py."""
+
 from typing import Any
 
-from tabsite.api import (
-    ApiError,
+from accounts.services import user_register
+from core.dbthread import in_database_thread
+from core.errors import Refusal
+from core.limits import per_address
+from games import services
+from games.rules import tab
+from rankings.selectors import ranking_top
+
+from .api import (
     api_function,
     as_player,
     credentials,
     integer,
     integer_argument,
     is_group,
+    shown,
     string_argument,
 )
-from tabsite.limits import per_address
-
-from . import services
-from .rules import tab
 
 GAME_ID_MAX_LENGTH = 64
 
 
 def _is_board_size(size: int) -> bool:
     return tab.MIN_SIZE <= size <= tab.MAX_SIZE and size % 2 == 1
+
+
+@per_address("register", "TAB_REGISTER_PER_MINUTE")
+@api_function()
+async def register(args: dict[str, Any]) -> dict[str, Any]:
+    nick, password = credentials(args)
+    await user_register(nick=nick, password=password)
+    return {}
 
 
 @per_address("join", "TAB_JOIN_PER_MINUTE")
@@ -63,13 +78,27 @@ async def notify(args: dict[str, Any]) -> dict[str, Any]:
     # Some clients name the cell `move`, as the seed's own text does.
     raw = args["cell"] if args.get("cell") is not None else args.get("move")
     if raw is None:
-        raise ApiError("undefined cell")
+        raise Refusal("undefined cell")
     cell = integer(raw)
     if cell is None:
-        raise ApiError("cell is not an integer")
+        raise Refusal("cell is not an integer")
     if cell < 0:
-        raise ApiError("cell is negative")
+        raise Refusal("cell is negative")
     # The seed's own message for notify out of turn is in lower case.
     action = tab.Select(cell)
     await as_player(login, services.game_act, public_id=game, action=action, not_your_turn="not your turn to play")
     return {}
+
+
+@api_function()
+async def ranking(args: dict[str, Any]) -> dict[str, Any]:
+    # The seed's messages for ranking are capitalised, unlike join's, and a size without games is an empty table.
+    if args.get("group") is None:
+        raise Refusal("Undefined group")
+    group = integer(args["group"])
+    if group is None or not is_group(group):
+        raise Refusal(f"Invalid group '{shown(args['group'])}'")
+    size = integer(args.get("size"))
+    if size is None or not 1 <= size <= 1000:
+        raise Refusal(f"Invalid size '{shown(args.get('size', 'undefined'))}'")
+    return {"ranking": await in_database_thread(ranking_top)(group=group, size=size)}

@@ -11,8 +11,9 @@ If the transaction of a batch fails as a whole (a deadlock between two server pr
 connection), nothing of it was committed: each call is run again alone, in its own transaction, and gets its own
 result or error.
 
-The API's handler sends no request signals (tabsite/handlers.py), so the checks Django makes when a request starts
-are made here, before each batch: a connection past CONN_MAX_AGE, or left unusable by an error, is replaced.
+The API's handler sends no request signals (protocols/course_api/handler.py), so the checks Django makes when a
+request starts are made here, before each batch: a connection past CONN_MAX_AGE, or left unusable by an error, is
+replaced.
 
 Without `start()` (management commands, Django's test client), calls go to asgiref's thread for thread-sensitive
 work, as `sync_to_async` does, which under `async_to_sync` is the caller's own thread and transaction.

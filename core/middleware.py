@@ -12,6 +12,7 @@ from django.http import HttpResponse, JsonResponse
 from django.utils.deprecation import MiddlewareMixin
 
 from . import limits
+from .errors import Refusal
 
 logger = logging.getLogger(__name__)
 
@@ -92,12 +93,15 @@ def json_error(message: str, status: int, retry_after: int) -> JsonResponse:
 
 
 class RefusalMiddleware(MiddlewareMixin):
-    """Turn what any view may run into, beyond its own arguments, into a JSON error: a limit reached (429) and an
-    unreachable database (503, the request changed nothing and may be sent again)."""
+    """Turn what any view may run into, beyond its own arguments, into a JSON error: a refusal (a limit reached: 429)
+    and an unreachable database (503, the request changed nothing and may be sent again)."""
 
     def process_exception(self, request, exception):
-        if isinstance(exception, limits.Throttled):
-            return json_error(str(exception), 429, exception.retry_after)
+        if isinstance(exception, Refusal):
+            response = JsonResponse({"error": str(exception)}, status=exception.status)
+            if exception.retry_after is not None:
+                response["Retry-After"] = str(exception.retry_after)
+            return response
         if isinstance(exception, OperationalError | InterfaceError):
             logger.error("database unavailable, %s %s answered 503: %s", request.method, request.path, exception)
             return json_error("The database is unavailable: try again in a few seconds", 503, DATABASE_RETRY_AFTER)

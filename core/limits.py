@@ -20,6 +20,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
 from .caching import thread_cache
+from .errors import Refusal
 
 WINDOW = 60
 # The wall clock that windows are cut from (the same in every process).
@@ -29,12 +30,13 @@ clock = time.time
 current_address: ContextVar[str] = ContextVar("current_address", default="")
 
 
-class Throttled(Exception):
+class Throttled(Refusal):
     """A client asked too much; str() is the message, `retry_after` the seconds until it may try again."""
 
+    status = 429
+
     def __init__(self, message: str, retry_after: int):
-        super().__init__(message)
-        self.retry_after = retry_after
+        super().__init__(message, retry_after=retry_after)
 
 
 def client_address(request: HttpRequest) -> str:

@@ -1,0 +1,281 @@
+"""Publication: every committed change of a match reaches whoever follows the match, in this process or any other.
+
+A service calls `publish_on_commit(game, state)` once per change. Each transport that serves the game's kind has
+registered a renderer (`register_renderer`), which turns the match into what its clients are sent (the course API's
+snapshot, a line server's state, …): the renderers run once per change, in the process that made it, and the event
+carries their texts, so a thousand followers cost one rendering, not a thousand. Followers take the event through a
+`Subscription` and pick their transport's text.
+
+Events travel through django-eventstream: inside one process its listener manager wakes the subscriptions of the
+match's channel; with REDIS_URL set, the event goes through Redis to every server process.
+
+This is the one module that relies on django-eventstream beyond `send_event`: its listeners (`Listener`: `aevent`,
+`channel_items`, `overflow`, `assign_loop`), the manager's `lock`, `listeners_by_channel`, `add_to_queues` and
+`redis_listener`, and the module's `redis_client`. The measured targets need it: `send_event` prepares a GRIP
+publication for every event (a third of its cost), the library's listener is woken with one call into the event loop
+per stream, and its Redis listener dies silently with its connection. The version is pinned in pyproject.toml, and
+tests/test_publication.py fails at once if the library changes what is relied on here.
+
+Two gaps of the library are closed here. A publish that fails (Redis down) goes to this process's own followers
+instead of being lost. The library's Redis listener is started once and dies silently with its connection: ours logs
+the outage, reconnects, and then has every subscription of the process re-read its match from the database, so that
+nothing published in between is missed (each event is a full rendering, and versions drop duplicates).
+"""
+
+import asyncio
+import contextlib
+import json
+import logging
+import threading
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import redis
+from django.conf import settings
+from django.db import transaction
+from django_eventstream import eventstream
+from django_eventstream.event import Event
+from django_eventstream.views import Listener, get_listener_manager
+
+logger = logging.getLogger(__name__)
+
+EVENT_TYPE = "message"
+REDIS_SUBSCRIBE_WAIT = 2.0
+
+# A renderer turns a match (the game row and its rules state) into a transport's text, or None when that transport's
+# clients are sent nothing for this version (the course API says nothing while a game waits for an opponent).
+Renderer = Callable[[Any, Any], str | None]
+_renderers: dict[str, list[tuple[str, Renderer]]] = {}
+
+
+def register_renderer(kind: str, transport: str, render: Renderer) -> None:
+    """Have `render(game, state)` run for every published change of a match of `kind`: its text is `transport`'s."""
+    renderers = _renderers.setdefault(kind, [])
+    renderers[:] = [(name, function) for name, function in renderers if name != transport] + [(transport, render)]
+
+
+def channel_name(public_id: str) -> str:
+    return f"game-{public_id}"
+
+
+def encode(version: int, final: bool, texts: dict[str, str]) -> str:
+    """Pack an event: the match's version, whether it is its last, and one line per transport with its text."""
+    lines = [f"{version} {int(final)}"] + [f"{transport} {text}" for transport, text in texts.items()]
+    return "\n".join(lines)
+
+
+def decode(data: str) -> tuple[int, bool, dict[str, str]]:
+    head, *lines = data.split("\n")
+    version, final = head.split(" ")
+    texts = dict(line.split(" ", 1) for line in lines)
+    return int(version), final == "1", texts
+
+
+def renderings(game: Any, state: Any) -> dict[str, str]:
+    """Return every registered transport's text for the match as it is now."""
+    texts = {}
+    for transport, render in _renderers.get(game.kind, ()):
+        text = render(game, state)
+        if text is not None:
+            texts[transport] = text
+    return texts
+
+
+def publish_on_commit(game: Any, state: Any, *, final: bool) -> None:
+    """Once the current transaction commits, tell every follower of the match that it is at `game.version`."""
+    texts = renderings(game, state)
+    if not texts:
+        return
+    channel, data = channel_name(game.public_id), encode(game.version, final, texts)
+    # robust: the change is committed whatever happens to its publication; a follower that misses it catches up from
+    # the database when it reconnects.
+    transaction.on_commit(lambda: send(channel, EVENT_TYPE, data), robust=True)
+
+
+REDIS_CHANNEL = "events_channel"  # django-eventstream's
+RECONNECT_DELAYS = (0.2, 0.5, 1.0, 2.0)
+
+
+def send(channel: str, event_type: str, data: str) -> None:
+    """Send an event to every process; without Redis, at least to this one.
+
+    What django-eventstream's send_event does for us, without the rest of it: no event storage is configured, and
+    no GRIP proxy, whose publication send_event prepares for every event anyway (a third of its cost).
+    """
+    event = Event(channel, event_type, data)
+    if eventstream.redis_client is None:
+        get_listener_manager().add_to_queues(channel, event)
+        return
+    message = {"channel": channel, "event_type": event_type, "data": data, "pub_id": None}
+    try:
+        eventstream.redis_client.publish(REDIS_CHANNEL, json.dumps(message))
+    except redis.RedisError as error:
+        logger.error("Redis unreachable (%s): an update of %s reached only this process's streams", error, channel)
+        get_listener_manager().add_to_queues(channel, event)
+
+
+def resync_streams() -> None:
+    """Make every subscription of this process read its match as it is from the database."""
+    manager = get_listener_manager()
+    with manager.lock:
+        listeners = {listener for group in manager.listeners_by_channel.values() for listener in group}
+        for listener in listeners:
+            listener.overflow = True
+    for listener in listeners:
+        listener.wake_threadsafe()
+
+
+class SupervisedRedisListener:
+    """Listen to Redis for the events of other processes as long as the process lives, reconnecting after outages."""
+
+    def __init__(self) -> None:
+        from redis.asyncio import Redis
+        from redis.asyncio.retry import Retry
+        from redis.backoff import NoBackoff
+
+        # No read timeout (a quiet channel is normal) and no silent retries: an outage must surface here.
+        options = {
+            key: value for key, value in settings.EVENTSTREAM_REDIS.items() if key not in ("socket_timeout", "retry")
+        }
+        self.address = f"{options.get('host')}:{options.get('port')}"
+        self.redis_client = Redis(**options, socket_keepalive=True, retry=Retry(NoBackoff(), 0))
+        self.pubsub = self.redis_client.pubsub()
+        self.unreachable = False
+        self.task: asyncio.Task | None = None
+
+    async def start(self) -> None:
+        self.task = asyncio.current_task()  # a reference, so that the task is not collected while it waits
+        attempt = 0
+        while True:
+            try:
+                await self.pubsub.subscribe(REDIS_CHANNEL)
+                if self.unreachable:
+                    self.unreachable = False
+                    logger.warning("Redis at %s is reachable again: updates flow between processes", self.address)
+                    resync_streams()
+                attempt = 0
+                async for message in self.pubsub.listen():
+                    if message["type"] == "message":
+                        self.deliver(message["data"])
+            except Exception as error:
+                if not self.unreachable:
+                    self.unreachable = True
+                    logger.error(
+                        "Redis at %s is unreachable (%s): this process's streams get only the updates made in this "
+                        "process until it is back; reconnecting",
+                        self.address,
+                        error,
+                    )
+                with contextlib.suppress(Exception):
+                    await self.pubsub.aclose()
+                self.pubsub = self.redis_client.pubsub()
+                await asyncio.sleep(RECONNECT_DELAYS[min(attempt, len(RECONNECT_DELAYS) - 1)])
+                attempt += 1
+
+    @staticmethod
+    def deliver(raw: bytes) -> None:
+        event = json.loads(raw)
+        channel = event["channel"]
+        get_listener_manager().add_to_queues(
+            channel, Event(channel, event["event_type"], event["data"], id=event["pub_id"])
+        )
+
+
+def install() -> None:
+    """Put the supervised listener in place of the library's, when events go through Redis."""
+    manager = get_listener_manager()
+    if manager.redis_listener is not None:
+        manager.redis_listener = SupervisedRedisListener()
+
+
+class _Wakeups:
+    """The subscriptions of one event loop to wake, gathered from other threads: one call into the loop wakes them all.
+
+    The database thread publishes a batch's updates one after another; a call into the loop per subscription (the
+    library's way) wrote to the loop's wake-up pipe each time, holding the GIL, which was 7 % of that thread's work."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop):
+        self.loop = weakref.ref(loop)  # held by the loop's entry in `_wakeups`, which must not keep the loop alive
+        self.lock = threading.Lock()
+        self.events: list[asyncio.Event] = []
+
+    def add(self, event: asyncio.Event) -> None:
+        with self.lock:
+            self.events.append(event)
+            if len(self.events) > 1:
+                return  # the call that wakes them is on its way
+        loop = self.loop()
+        try:
+            if loop is not None:
+                loop.call_soon_threadsafe(self.wake)
+                return
+        except RuntimeError:
+            pass
+        with self.lock:  # the loop is closed or gone: no one is waiting any more
+            self.events.clear()
+
+    def wake(self) -> None:
+        with self.lock:
+            events, self.events = self.events, []
+        for event in events:
+            event.set()
+
+
+_wakeups: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Wakeups] = weakref.WeakKeyDictionary()
+
+
+class _Listener(Listener):
+    """django-eventstream's listener, woken directly on its own loop and through `_Wakeups` from other threads."""
+
+    def assign_loop(self) -> None:
+        super().assign_loop()
+        self.thread = threading.get_ident()
+        self.wakeups = _wakeups.get(self.loop) or _wakeups.setdefault(self.loop, _Wakeups(self.loop))
+
+    def wake_threadsafe(self) -> None:
+        if threading.get_ident() == self.thread:
+            self.aevent.set()
+        else:
+            self.wakeups.add(self.aevent)
+
+
+class Subscription:
+    """One follower of one match in this process, on the running event loop: `await next()` for what came."""
+
+    def __init__(self, public_id: str):
+        self.channel = channel_name(public_id)
+        self._manager = get_listener_manager()
+        self._listener = _Listener()
+        self._listener.channels = {self.channel}
+        self._listener.assign_loop()
+        self._manager.add_listener(self._listener)
+
+    async def ready(self) -> None:
+        """Wait until this process listens to Redis, so that no change published meanwhile is missed."""
+        redis_listener = self._manager.redis_listener
+        if redis_listener is None or redis_listener.unreachable:
+            return
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + REDIS_SUBSCRIBE_WAIT
+        while not redis_listener.pubsub.subscribed and not redis_listener.unreachable and loop.time() < give_up:
+            await asyncio.sleep(0.005)
+
+    async def next(self) -> tuple[list[tuple[int, bool, dict[str, str]]], bool]:
+        """Wait for a wake-up; return the events that came, decoded, and whether some were lost (the queue of a slow
+        follower is bounded, and a Redis outage loses events): then the database has the match as it is. Nothing at
+        all means `wake()` was called."""
+        listener = self._listener
+        await listener.aevent.wait()
+        with self._manager.lock:
+            items = listener.channel_items.pop(self.channel, [])
+            lost, listener.overflow = listener.overflow, False
+            listener.aevent.clear()
+        return [decode(item.data) for item in items], lost
+
+    def wake(self) -> None:
+        """Wake the follower on its own loop, with nothing new (a keep-alive is due)."""
+        self._listener.aevent.set()
+
+    def close(self) -> None:
+        self._manager.remove_listener(self._listener)

@@ -1,0 +1,205 @@
+"""The `update` stream and the spectators' stream: Server-Sent Events of a game's snapshots (snapshots.py).
+
+The stream view is our own, because the course protocol wants what django-eventstream's generic view does not send:
+plain `data:` lines for `EventSource.onmessage`, the current snapshot first, and the end of the stream after the
+winner. Updates come through the platform's publication (games/publication.py), already rendered as this transport's
+text once per change.
+
+A stream subscribes *before* it reads the snapshot from the database, so an update committed in between is either in
+that snapshot or queued for the subscription; versions tell duplicates apart.
+"""
+
+import asyncio
+import logging
+import time
+import weakref
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import close_old_connections
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+
+from core import limits
+from core.text import is_text
+from games.models import Game
+from games.publication import Subscription
+
+from . import snapshots
+
+logger = logging.getLogger(__name__)
+
+TRANSPORT = "course"
+
+
+def sse(version: int, message: str) -> bytes:
+    # Bytes: the response passes them on as they are, where text would be encoded after a look at its headers.
+    return f"id: {version}\ndata: {message}\n\n".encode()
+
+
+def in_worker_thread[**P, R](function: Callable[P, R]) -> Callable[P, Awaitable[R]]:
+    """Run a stream's database read in a worker thread, its connection closed afterwards: a stream may stay open
+    for hours, and must not hold a database connection meanwhile."""
+
+    def read(*args: P.args, **kwargs: P.kwargs) -> R:
+        close_old_connections()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            close_old_connections()
+
+    return sync_to_async(read, thread_sensitive=False)
+
+
+@in_worker_thread
+def _current(game_pk: int) -> tuple[int, bool, str | None]:
+    """Read the game's current message from the database."""
+    game = Game.objects.get(pk=game_pk)
+    return game.version, game.status == Game.Status.FINISHED, snapshots.render(game, None)
+
+
+@in_worker_thread
+def _find(public_id: str, nick: str) -> tuple[Game | None, bool]:
+    game = Game.objects.select_related("initial_player", "second_player").filter(public_id=public_id).first()
+    return game, game is not None and any(player.username == nick for player in game.players)
+
+
+KEEPALIVE = b": ping\n\n"
+
+# One timer for every stream of the process, not one per stream and wait: each wait's timer lived until the next event
+# (seconds), so with thousands of streams the garbage collector kept finding and promoting them. It wakes only the
+# streams quiet for a whole period, so that their comment lines stay spread out as the streams' own activity is.
+# It also renews the streams' slots (core/limits.py): one trip to a worker thread a tick for all, not one a stream.
+_pinged: weakref.WeakSet[Subscription] = weakref.WeakSet()
+_pinger: asyncio.Task | None = None
+
+
+async def _ping_forever() -> None:
+    """Wake every stream that sent nothing for TAB_KEEPALIVE_SECONDS: having nothing to send, it sends a comment.
+    Renew the stream slots that are due, all in one trip to a worker thread (the cache may be Redis)."""
+    loop = asyncio.get_running_loop()
+    while True:
+        keepalive = settings.TAB_KEEPALIVE_SECONDS
+        await asyncio.sleep(min(1.0, keepalive / 4))
+        due, now = loop.time() - keepalive, time.monotonic()
+        slots = []
+        for subscription in list(_pinged):
+            if subscription.last_sent <= due:
+                subscription.wake()
+            if subscription.slot.is_due(now):
+                slots.append(subscription.slot)
+        if slots:
+            try:
+                await sync_to_async(limits.renew_slots, thread_sensitive=False)(slots)
+            except Exception:  # the timer must go on: the streams' keep-alives depend on it
+                logger.exception("renewing %d stream slots failed", len(slots))
+
+
+def _ping_regularly(subscription: Subscription) -> None:
+    global _pinger
+    loop = asyncio.get_running_loop()
+    subscription.last_sent = loop.time()
+    _pinged.add(subscription)
+    if _pinger is None or _pinger.done() or _pinger.get_loop() is not loop:
+        _pinger = loop.create_task(_ping_forever())
+
+
+async def _stream(game_pk: int, public_id: str, slot: limits.StreamSlot) -> AsyncIterator[bytes]:
+    subscription = Subscription(public_id)
+    subscription.slot = slot
+    try:
+        await subscription.ready()
+        sent, final, message = await _current(game_pk)
+        if message is not None:
+            yield sse(sent, message)
+            if final:
+                return
+        _ping_regularly(subscription)
+        loop = asyncio.get_running_loop()
+        while True:
+            events, lost = await subscription.next()
+            subscription.last_sent = loop.time()
+            if not events and not lost:
+                yield KEEPALIVE
+                continue
+            queued = [(version, final, texts.get(TRANSPORT)) for version, final, texts in events]
+            if lost:
+                queued.append(await _current(game_pk))
+            for version, final, message in queued:
+                if version <= sent or message is None:
+                    continue
+                yield sse(version, message)
+                sent = version
+                if final:
+                    return
+    finally:
+        _pinged.discard(subscription)
+        subscription.close()
+        slot.release()
+
+
+async def update(request: HttpRequest) -> HttpResponse:
+    """GET /update?nick=…&game=…: the game's Server-Sent Events stream."""
+    if request.method != "GET":
+        response = JsonResponse({"error": f"Method {request.method} not allowed: use GET"}, status=405)
+        response["Allow"] = "GET, OPTIONS"
+        return response
+    nick, public_id = request.GET.get("nick"), request.GET.get("game")
+    if not nick:
+        return JsonResponse({"error": "undefined nick"}, status=400)
+    if not public_id:
+        return JsonResponse({"error": "undefined game"}, status=400)
+    if len(public_id) > 64 or len(nick) > 64 or not is_text(public_id) or not is_text(nick):
+        return JsonResponse({"error": "Invalid game reference"}, status=400)
+    game, plays = await _find(public_id, nick)
+    if game is None:
+        return JsonResponse({"error": "Invalid game reference"}, status=400)
+    if not plays:
+        return JsonResponse({"error": "You are not a player of this game"}, status=400)
+    if game.status == Game.Status.FINISHED and request.headers.get("Last-Event-ID") == str(game.version):
+        # The client saw the last message and its EventSource reconnected: 204 tells it to stop.
+        return HttpResponse(status=204)
+    slot = await sync_to_async(limits.stream_slot, thread_sensitive=False)(nick)
+    return stream_response(game_stream(game.pk, public_id, slot))
+
+
+def game_stream(game_pk: int, public_id: str, slot: limits.StreamSlot | None = None) -> AsyncIterator[bytes]:
+    """Return a game's stream, for spectators as for players: its current snapshot, then each newer one; a player's
+    stream holds one of the nick's slots (`limits.stream_slot`) while it lasts."""
+    return _stream(game_pk, public_id, slot or limits.StreamSlot(None))
+
+
+class EventStreamResponse(StreamingHttpResponse):
+    """A Server-Sent Events response: its stream yields bytes ready to send, which the handler takes as they are
+    (StreamingHttpResponse would pass each through two generators of its own, to encode text)."""
+
+    def __init__(self, stream: AsyncIterator[bytes]):
+        super().__init__(stream, content_type="text/event-stream")
+        self.stream = stream
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return aiter(self.stream)
+
+
+def stream_response(stream: AsyncIterator[bytes]) -> StreamingHttpResponse:
+    """Return the Server-Sent Events response of a stream, unbuffered and uncached all the way to the browser."""
+    response = EventStreamResponse(stream)
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"
+    return response
+
+
+async def watch(request: HttpRequest, public_id: str) -> HttpResponse:
+    """GET /games/<id>/stream: a spectator's read-only stream of a game, the same snapshots the players get."""
+    if request.method != "GET":
+        response = JsonResponse({"error": f"Method {request.method} not allowed: use GET"}, status=405)
+        response["Allow"] = "GET, OPTIONS"
+        return response
+    found = await in_worker_thread(_watched)(public_id[:64])
+    if found is None:
+        raise Http404("No such game")
+    return stream_response(game_stream(found.pk, found.public_id))
+
+
+def _watched(public_id: str) -> Game | None:
+    return Game.objects.only("pk", "public_id").filter(public_id=public_id).first()

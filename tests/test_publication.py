@@ -1,0 +1,124 @@
+"""Publication (games/publication.py): what django-eventstream is relied on for, the events' format, subscriptions
+that get what is published, and the wake-ups of a batch's followers with one call into the loop."""
+
+import asyncio
+import inspect
+import re
+import threading
+from importlib.metadata import version
+
+from django_eventstream import eventstream
+from django_eventstream.views import Listener, get_listener_manager
+
+from games import publication
+from games.publication import _Listener as StreamListener
+
+from .live import ROOT
+
+
+def test_the_library_still_has_what_publication_relies_on():
+    """Fails at once if an upgrade of django-eventstream changes the private parts games/publication.py uses: then
+    that module must be read again against the new version before the pin in pyproject.toml moves."""
+    pinned = re.search(r'"django-eventstream==([^"]+)"', (ROOT / "pyproject.toml").read_text()).group(1)
+    assert version("django-eventstream") == pinned
+    listener = Listener()
+    for attribute in ("aevent", "channel_items", "overflow", "channels", "loop"):
+        assert hasattr(listener, attribute), attribute
+    assert callable(listener.assign_loop) and callable(listener.wake_threadsafe)
+    manager = get_listener_manager()
+    for attribute in ("lock", "listeners_by_channel", "redis_listener"):
+        assert hasattr(manager, attribute), attribute
+    for method in ("add_listener", "remove_listener", "add_to_queues"):
+        assert list(inspect.signature(getattr(manager, method)).parameters)[
+            : 2 if method == "add_to_queues" else 1
+        ] == (["channel", "event"] if method == "add_to_queues" else ["listener"]), method
+    assert hasattr(eventstream, "redis_client")
+
+
+def test_an_event_carries_each_transports_text():
+    data = publication.encode(7, True, {"course": '{"turn":"zp"}', "lines": "STATE a b"})
+    assert publication.decode(data) == (7, True, {"course": '{"turn":"zp"}', "lines": "STATE a b"})
+    assert publication.decode(publication.encode(1, False, {})) == (1, False, {})
+
+
+def test_a_subscription_gets_what_is_sent_on_its_channel_only():
+    async def main():
+        mine, other = publication.Subscription("abc"), publication.Subscription("xyz")
+        try:
+            publication.send(
+                publication.channel_name("abc"), publication.EVENT_TYPE, publication.encode(3, False, {"t": "x"})
+            )
+            events, lost = await asyncio.wait_for(mine.next(), 5)
+            other.wake()
+            nothing = await asyncio.wait_for(other.next(), 5)
+            return events, lost, nothing
+        finally:
+            mine.close()
+            other.close()
+
+    events, lost, nothing = asyncio.run(main())
+    assert (events, lost) == ([(3, False, {"t": "x"})], False)
+    assert nothing == ([], False)
+
+
+def listeners_on_this_loop(count: int) -> list[StreamListener]:
+    listeners = [StreamListener() for _ in range(count)]
+    for listener in listeners:
+        listener.assign_loop()
+    return listeners
+
+
+def test_streams_woken_from_another_thread_are_woken_together():
+    async def main() -> tuple[int, list[bool]]:
+        loop = asyncio.get_running_loop()
+        calls = 0
+        call_soon_threadsafe = loop.call_soon_threadsafe
+
+        def counted(*args, **kwargs):
+            nonlocal calls
+            calls += 1
+            return call_soon_threadsafe(*args, **kwargs)
+
+        loop.call_soon_threadsafe = counted
+        listeners = listeners_on_this_loop(5)
+        thread = threading.Thread(target=lambda: [listener.wake_threadsafe() for listener in listeners])
+        thread.start()
+        thread.join()
+        calls_made = calls
+        await asyncio.wait_for(asyncio.gather(*(listener.aevent.wait() for listener in listeners)), 5)
+        return calls_made, [listener.aevent.is_set() for listener in listeners]
+
+    calls, woken = asyncio.run(main())
+    assert calls == 1
+    assert woken == [True] * 5
+
+
+def test_a_stream_woken_on_its_own_loop_is_woken_at_once():
+    async def main() -> bool:
+        (listener,) = listeners_on_this_loop(1)
+        listener.wake_threadsafe()
+        return listener.aevent.is_set()
+
+    assert asyncio.run(main())
+
+
+def test_waking_the_streams_of_a_closed_loop_does_nothing():
+    async def make() -> list[StreamListener]:
+        return listeners_on_this_loop(2)
+
+    listeners = asyncio.run(make())
+    errors = []
+
+    def wake() -> None:
+        try:
+            for listener in listeners:
+                listener.wake_threadsafe()
+        except Exception as error:
+            errors.append(error)
+
+    thread = threading.Thread(target=wake)
+    thread.start()
+    thread.join()
+    assert errors == []
+    assert not any(listener.aevent.is_set() for listener in listeners)
+    assert listeners[0].wakeups.events == []  # nothing kept for a loop that will never run
