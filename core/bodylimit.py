@@ -3,6 +3,9 @@
 Django checks the size only once its ASGI handler has read the whole body (into a temporary file, on disk past a few
 megabytes), so a client could make every server process write gigabytes. This ASGI middleware answers 413 at once
 when Content-Length announces too much, and stops a chunked body as soon as it grows past the limit.
+
+A body a little too large (up to DRAIN_BYTES) is read and dropped before the answer: a connection closed with unread
+data is reset by the kernel, and a client still sending would get the reset instead of the 413.
 """
 
 import json
@@ -13,6 +16,20 @@ from django.conf import settings
 def too_large() -> str:
     """Return the error of a body over the limit, wherever it is caught."""
     return f"Request body too large: at most {settings.TAB_MAX_BODY_BYTES} bytes"
+
+
+DRAIN_BYTES = 1024 * 1024
+
+
+async def _drain(receive, budget: int) -> None:
+    """Read and drop what is left of a request body, up to `budget` bytes."""
+    while budget > 0:
+        message = await receive()
+        if message["type"] != "http.request":
+            return
+        budget -= len(message.get("body", b""))
+        if not message.get("more_body", False):
+            return
 
 
 async def _refuse(send) -> None:
@@ -44,6 +61,8 @@ class BodySizeLimit:
         if length is not None:
             # The server holds a body to its Content-Length: only the announced size needs checking.
             if not length.isdigit() or int(length) > limit:
+                if length.isdigit() and int(length) <= DRAIN_BYTES:
+                    await _drain(receive, int(length))
                 return await _refuse(send)
             return await self.app(scope, receive, send)
         # No length (chunked): read up to the limit here, then hand the body on.
@@ -55,6 +74,8 @@ class BodySizeLimit:
                 break
             size += len(message.get("body", b""))
             if size > limit:
+                if message.get("more_body", False):
+                    await _drain(receive, DRAIN_BYTES - size)
                 return await _refuse(send)
             if not message.get("more_body", False):
                 break
