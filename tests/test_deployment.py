@@ -1,6 +1,7 @@
 """Secrets and deployment: passwords stored only as Django hashes, a credential cache without passwords, production
 settings that pass `check --deploy`, DEBUG off unless asked, and server errors that show no traceback."""
 
+import json
 import os
 import subprocess
 import sys
@@ -8,6 +9,8 @@ import sys
 import pytest
 from django.contrib.auth.hashers import check_password, identify_hasher
 from django.db import connection
+
+from core import interpreter
 
 from .live import ROOT
 
@@ -108,3 +111,36 @@ def test_server_errors_are_json_without_a_traceback(start_server, live_databases
     assert (response.status_code, response.json()) == (500, {"error": "Internal server error"})
     assert response.headers["content-type"] == "application/json"
     assert "Traceback" in server.log.read_text()  # the log keeps it, for whoever runs the server
+
+
+def test_the_interpreter_is_tuned_by_the_servers_start_up_not_by_an_import(tmp_path):
+    script = """
+import asyncio, gc, json, sys
+defaults = [list(gc.get_threshold()), sys.getswitchinterval()]
+import tabsite.asgi as asgi
+imported = [list(gc.get_threshold()), sys.getswitchinterval()]
+
+async def start():
+    messages = iter([{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}])
+    sent = []
+
+    async def receive():
+        return next(messages)
+
+    async def send(message):
+        sent.append(message["type"])
+
+    await asgi.application({"type": "lifespan"}, receive, send)
+    return sent
+
+sent = asyncio.run(start())
+print(json.dumps([defaults, imported, [list(gc.get_threshold()), sys.getswitchinterval()], sent]))
+"""
+    env = {**os.environ, "TAB_VAR_DIR": str(tmp_path), "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}
+    env.pop("REDIS_URL", None)
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    defaults, imported, started, sent = json.loads(result.stdout.strip().splitlines()[-1])
+    assert imported == defaults
+    assert started == [list(interpreter.GC_THRESHOLDS), interpreter.SWITCH_INTERVAL] != defaults
+    assert sent == ["lifespan.startup.complete", "lifespan.shutdown.complete"]

@@ -1,0 +1,171 @@
+"""Line servers: the long-running TCP and TLS servers of the protocols that are not HTTP, run with asyncio on the event
+loop of every server process, beside the web server.
+
+A protocol package registers its server from its AppConfig.ready (`register(LineServer(...))`); the process's start-up
+(tabsite/asgi.py) starts every registered server, and its shutdown stops them: `make run` starts and stops them with
+the web server. Each process listens on the same port (SO_REUSEPORT): the kernel spreads connections over the
+processes, which share the database, the deadlines and the publication like the web workers do.
+
+A connection is served by the protocol's `handle(reader, writer)` coroutine. Whatever a client does, and whatever goes
+wrong while serving it, ends that connection alone: the server and every other connection go on.
+"""
+
+import asyncio
+import contextlib
+import fcntl
+import ipaddress
+import logging
+import os
+import ssl
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+
+# A TLS handshake left half-done is dropped after this long.
+HANDSHAKE_TIMEOUT = 10.0
+# Connections still open at shutdown are closed after this long.
+CLOSE_TIMEOUT = 5.0
+
+
+@dataclass(frozen=True)
+class LineServer:
+    name: str
+    handler: Handler
+    host: str
+    port: int
+    certificate: str | None = None  # PEM files: with both, the server speaks TLS
+    key: str | None = None
+    line_limit: int = 64 * 1024  # the longest line a client may send (StreamReader.readline raises past it)
+
+    def tls(self) -> ssl.SSLContext | None:
+        if not self.certificate or not self.key:
+            return None
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(self.certificate, self.key)
+        return context
+
+
+_registered: dict[str, LineServer] = {}
+_running: list["_Running"] = []
+
+
+def register(server: LineServer) -> None:
+    """Have every server process serve `server` (a protocol's AppConfig.ready calls this)."""
+    _registered[server.name] = server
+
+
+def registered() -> list[LineServer]:
+    return list(_registered.values())
+
+
+class _Running:
+    def __init__(self, config: LineServer):
+        self.config = config
+        self.writers: set[asyncio.StreamWriter] = set()
+        self.server: asyncio.Server | None = None
+
+    async def start(self) -> None:
+        config = self.config
+        self.server = await asyncio.start_server(
+            self.serve,
+            config.host,
+            config.port,
+            ssl=config.tls(),
+            ssl_handshake_timeout=HANDSHAKE_TIMEOUT if config.certificate else None,
+            reuse_port=True,
+            limit=config.line_limit,
+        )
+        secure = " (TLS)" if config.certificate else ""
+        logger.info("%s serves on %s:%d%s", config.name, config.host, config.port, secure)
+
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.writers.add(writer)
+        try:
+            await self.config.handler(reader, writer)
+        except (ConnectionError, asyncio.IncompleteReadError, ssl.SSLError, TimeoutError):
+            pass  # the client went away, or broke its connection
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            logger.exception("%s: a connection failed", self.config.name)
+        finally:
+            self.writers.discard(writer)
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+
+    async def stop(self) -> None:
+        if self.server is None:
+            return
+        self.server.close()
+        for writer in list(self.writers):
+            writer.close()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.server.wait_closed(), CLOSE_TIMEOUT)
+
+
+def self_signed_certificate(certificate: Path, key: Path, hostnames: list[str]) -> None:
+    """Write a self-signed certificate and its key for `hostnames` (names or IP addresses), unless both files exist:
+    what a line server speaks TLS with when it is given no certificate of its own. The key is readable by its owner
+    only. Several processes starting at once make one pair between them (a lock file beside the key)."""
+    key.parent.mkdir(parents=True, exist_ok=True)
+    with open(key.with_name(key.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (certificate.exists() and key.exists()):
+            _write_self_signed(certificate, key, hostnames)
+
+
+def _write_self_signed(certificate: Path, key: Path, hostnames: list[str]) -> None:
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    private_key = ec.generate_private_key(ec.SECP256R1())
+    names: list[x509.GeneralName] = []
+    for hostname in hostnames:
+        try:
+            names.append(x509.IPAddress(ipaddress.ip_address(hostname)))
+        except ValueError:
+            names.append(x509.DNSName(hostname))
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, hostnames[0])])
+    now = datetime.now(UTC)
+    built = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(private_key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(days=1))
+        .not_valid_after(now + timedelta(days=3650))
+        .add_extension(x509.SubjectAlternativeName(names), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(private_key, hashes.SHA256())
+    )
+    pem = private_key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    descriptor = os.open(key, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(descriptor, 0o600)
+    with os.fdopen(descriptor, "wb") as file:
+        file.write(pem)
+    certificate.write_bytes(built.public_bytes(serialization.Encoding.PEM))
+
+
+async def start_all() -> None:
+    """Start every registered line server in this process."""
+    for config in registered():
+        running = _Running(config)
+        await running.start()
+        _running.append(running)
+
+
+async def stop_all() -> None:
+    """Stop this process's line servers: no new connection, and the open ones closed."""
+    while _running:
+        await _running.pop().stop()
