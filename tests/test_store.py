@@ -1,0 +1,73 @@
+"""games/store.py builds an action's three statements itself: they must read and write exactly what the ORM would.
+Run on SQLite and on PostgreSQL, as the whole suite is."""
+
+from datetime import UTC, datetime
+
+import pytest
+from django.db import transaction
+
+from games import store
+from games.models import Game, GameEvent
+from games.rules import tab
+
+pytestmark = pytest.mark.django_db
+
+COMPARED = [field.attname for field in Game._meta.concrete_fields if field.attname not in ("id", "public_id")]
+
+
+def twins(alice, bob) -> tuple[Game, Game]:
+    """Two games alike in every column but their keys."""
+    made = [Game.objects.create(group=3, size=9, initial_player=alice, second_player=bob, version=4) for _ in range(2)]
+    Game.objects.filter(pk__in=[game.pk for game in made]).update(created_at=datetime(2026, 2, 1, tzinfo=UTC))
+    return Game.objects.get(pk=made[0].pk), Game.objects.get(pk=made[1].pk)
+
+
+def row(game: Game) -> dict:
+    return {name: value for name, value in Game.objects.filter(pk=game.pk).values(*COMPARED).get().items()}
+
+
+def test_the_locked_game_is_the_game_the_orm_reads(alice, bob):
+    game, _ = twins(alice, bob)
+    Game.objects.filter(pk=game.pk).update(state=tab.State.new(9).to_json(), deadline=datetime(2026, 3, 1, tzinfo=UTC))
+    with transaction.atomic():
+        locked = store.game_locked(game.public_id)
+    orm = Game.objects.get(pk=game.pk)
+    assert [getattr(locked, name) for name in ("id", "public_id", *COMPARED)] == [
+        getattr(orm, name) for name in ("id", "public_id", *COMPARED)
+    ]
+    assert store.game_locked("no such game") is None
+
+
+def test_an_action_writes_the_row_the_orm_would(alice, bob):
+    ours, theirs = twins(alice, bob)
+    with transaction.atomic():
+        ours = store.game_locked(ours.public_id)
+    state = tab.State.new(9)
+    state.throw(tab.Throw.of_value(1))
+    now = datetime(2026, 3, 1, 12, 30, 15, 123456, tzinfo=UTC)
+    for game in (ours, theirs):
+        game.status, game.state, game.version = Game.Status.FINISHED, state.to_json(), 5
+        game.deadline, game.winner, game.ending = now, bob, Game.Ending.WIN
+        game.started_at = game.finished_at = now
+    store.game_save(ours)
+    theirs.save(update_fields=list(store.GAME_SAVED))
+    assert row(ours) == row(theirs)
+    # Only what changed is written: a change made meanwhile to another column stays.
+    Game.objects.filter(pk=ours.pk).update(group=77)
+    ours.version = 6
+    store.game_save(ours)
+    assert Game.objects.values_list("group", "version").get(pk=ours.pk) == (77, 6)
+
+
+def test_a_log_entry_is_the_row_the_orm_would_insert(alice, bob):
+    game, _ = twins(alice, bob)
+    at = datetime(2026, 3, 1, 12, 30, 15, 123456, tzinfo=UTC)
+    data = {"sticks": [True, False, True, False], "value": 2, "note": "ção"}
+    store.event_add(game=game, kind="throw", player_id=alice.pk, data=data, at=at)
+    ours = GameEvent.objects.get(game=game, seq=game.version)
+    theirs = GameEvent.objects.create(game=game, seq=game.version + 1, kind="throw", player_id=alice.pk, data=data)
+    GameEvent.objects.filter(pk=theirs.pk).update(created_at=at)
+    theirs.refresh_from_db()
+    fields = ("game_id", "kind", "player_id", "data", "created_at")
+    assert [getattr(ours, name) for name in fields] == [getattr(theirs, name) for name in fields]
+    assert (ours.seq, ours.data, ours.created_at) == (game.version, data, at)
