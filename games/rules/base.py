@@ -85,6 +85,7 @@ class Engine[StateT, ActionT](Protocol):
     title: str  # the game's name, for people: "Tâb"
     min_seats: int
     max_seats: int
+    chance: bool  # whether dice, sticks or the like decide part of the game (see `chances`)
 
     def options(self, raw: Mapping[str, Any]) -> dict[str, Any]:
         """Return the game's options from `raw` with defaults filled in, or raise ValueError naming the bad one."""
@@ -92,6 +93,10 @@ class Engine[StateT, ActionT](Protocol):
 
     def new(self, seats: int, options: Mapping[str, Any], rng: random.Random) -> StateT:
         """Return the starting position for `seats` players (`options` as `options()` returns them)."""
+        ...
+
+    def seats(self, state: StateT) -> int:
+        """Return how many seats the game in `state` has."""
         ...
 
     def to_act(self, state: StateT) -> int | None:
@@ -110,6 +115,11 @@ class Engine[StateT, ActionT](Protocol):
     def chances(self, state: StateT, seat: int, action: ActionT) -> list[tuple[Fraction, ActionT]] | None:
         """Return the possible results of a random action as (probability, the action with its result fixed),
         or None if the action decides its result alone. Searches weigh the results; replays apply them."""
+        ...
+
+    def heuristic(self, state: StateT, seat: int) -> float:
+        """Return a quick estimate, from -1 (lost) to 1 (won), of how well `seat` stands: what a search weighs the
+        positions it cannot look past by."""
         ...
 
     def logged_action(self, played: Played) -> ActionT:

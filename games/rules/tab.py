@@ -446,6 +446,7 @@ class TabEngine:
     title = "Tâb"
     min_seats = 2
     max_seats = 2
+    chance = True
 
     def options(self, raw: Mapping[str, Any]) -> dict[str, Any]:
         return {"size": check_size(raw.get("size", DEFAULT_SIZE))}
@@ -454,6 +455,9 @@ class TabEngine:
         if seats != 2:
             raise ValueError("Tâb is played by two")
         return State.new(self.options(options)["size"])
+
+    def seats(self, state: State) -> int:
+        return len(SEATS)
 
     def to_act(self, state: State) -> int | None:
         return None if state.winner is not None else SEATS.index(state.turn)
@@ -497,6 +501,18 @@ class TabEngine:
         if not isinstance(action, Roll) or action.throw is not None:
             return None
         return [(THROW_PROBABILITIES[value], Roll(Throw.of_value(value))) for value in THROW_VALUES]
+
+    def heuristic(self, state: State, seat: int) -> float:
+        # Material first (a piece taken is what wins), then how far the pieces have gone along their paths.
+        color = SEATS[seat]
+        balance = advance = 0.0
+        for cell, piece in enumerate(state.pieces):
+            if piece is None:
+                continue
+            sign = 1.0 if piece.color == color else -1.0
+            balance += sign
+            advance += sign * (own_path_position(cell, piece.color, state.size) / (4 * state.size))
+        return max(-1.0, min(1.0, (balance + 0.25 * advance) / state.size))
 
     def logged_action(self, played: Played) -> Action:
         data = played.data
