@@ -18,12 +18,24 @@ class Game(models.Model):
         FINISHED = "finished", "finished"
 
     class Ending(models.TextChoices):
+        # On the board (the engine's outcome).
         WIN = "win", "won on the board"
+        DRAW = "draw", "drawn on the board"
+        NO_MOVE = "no-move", "a player had no legal move"
+        SCORE = "score", "decided by the score"
+        # Off the board (the platform's).
+        AGREED = "agreed", "drawn by agreement"
         LEAVE = "leave", "a player left"
         TIMEOUT = "timeout", "a player ran out of time"
+        FLAG = "flag", "a player's clock ran out"
+        KICK = "kick", "a player was removed for breaking the rules"
+        ABANDONED = "abandoned", "abandoned by its players"
         CANCELLED = "cancelled", "left while waiting"
         EXPIRED = "expired", "no opponent came"
         ENDED = "ended", "ended by an administrator"
+
+    # The endings the rules decided; every other one was decided off the board.
+    BOARD_ENDINGS = frozenset({Ending.WIN, Ending.DRAW, Ending.NO_MOVE, Ending.SCORE})
 
     public_id = models.CharField(max_length=32, unique=True, default=new_public_id, editable=False)
     # The game it is a match of: the key of its engine in games.rules.ENGINES.

@@ -18,7 +18,7 @@ from rankings.services import ranking_record, rankings_rebuild
 
 from . import history, publication, store
 from .models import Game, GameEvent, WaitingRoom
-from .rules import Engine, IllegalAction, Played, find_engine
+from .rules import Engine, IllegalAction, Outcome, Played, find_engine
 
 # The dice and sticks of every game: the operating system's randomness, which no player can predict.
 RANDOM = secrets.SystemRandom()
@@ -90,6 +90,13 @@ def _forfeit(game: Game, *, loser: int | None, ending: str, now: datetime) -> No
     """End a game in play off the board: the opponent of the seat `loser` wins (no one, without a loser)."""
     winner_id = None if loser is None else _seats(game)[1 - loser]
     _finish(game, winner_id=winner_id, ending=ending, now=now)
+
+
+def _ending(outcome: Outcome) -> str:
+    """Return how a game that ended on the board is recorded: the engine's reason, if the platform knows it."""
+    if outcome.reason in Game.Ending.values:
+        return outcome.reason
+    return Game.Ending.DRAW if outcome.is_draw else Game.Ending.WIN
 
 
 def _on_turn(game: Game) -> int | None:
@@ -172,12 +179,7 @@ def game_act(*, public_id: str, user_id: int, action: object, not_your_turn: str
         outcome = engine.outcome(state)
         if outcome is not None:
             winner = outcome.winner
-            _finish(
-                game,
-                winner_id=None if winner is None else _seats(game)[winner],
-                ending=Game.Ending.WIN,
-                now=now,
-            )
+            _finish(game, winner_id=None if winner is None else _seats(game)[winner], ending=_ending(outcome), now=now)
         _record(game, played.kind, user_id, dict(played.data), now, state)
         return played
 

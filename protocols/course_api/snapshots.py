@@ -24,7 +24,7 @@ def game_snapshot(game: Game, state: tab.State | None = None) -> dict:
     }
     # A game ended off the board (left, out of time, ended by an administrator) ends on no play of a piece: clients
     # of the course server read `cell`/`selected` as "a piece was just selected or moved".
-    forfeited = game.status == Game.Status.FINISHED and game.ending != Game.Ending.WIN
+    forfeited = game.status == Game.Status.FINISHED and game.ending not in Game.BOARD_ENDINGS
     if state.cell is not None and not forfeited:
         snapshot["cell"] = state.cell
     if state.selected is not None and not forfeited:
