@@ -13,10 +13,12 @@ from django.db import transaction
 from django.db.models import Prefetch
 from django.utils import timezone
 
+from accounts.nicks import is_computer
 from core.errors import Refusal
 from rankings.services import ranking_record, rankings_rebuild
 
 from . import history, publication, store
+from .bots import runner
 from .models import Game, GameEvent, WaitingRoom
 from .rules import Engine, IllegalAction, Outcome, Played, find_engine
 
@@ -84,6 +86,15 @@ def _record(game: Game, kind: str, player_id: int | None, data: dict, now: datet
         store.game_save(game)
     store.event_add(game=game, kind=kind, player_id=player_id, data=data, at=now)
     publication.publish_on_commit(game, state, final=game.status == Game.Status.FINISHED)
+    if game.status == Game.Status.PLAYING:
+        runner.after_change(game.public_id, seat_on_turn(game, state)[1])
+
+
+def seat_on_turn(game: Game, state: object = None) -> tuple[int | None, int | None]:
+    """Return the seat on turn in a game in play, and the user in it; `state` is the game's, if already decoded."""
+    engine = _engine(game)
+    seat = engine.to_act(engine.state_from_json(game.state) if state is None else state)
+    return seat, None if seat is None else _seats(game)[seat]
 
 
 def _forfeit(game: Game, *, loser: int | None, ending: str, now: datetime) -> None:
@@ -99,12 +110,6 @@ def _ending(outcome: Outcome) -> str:
     return Game.Ending.DRAW if outcome.is_draw else Game.Ending.WIN
 
 
-def _on_turn(game: Game) -> int | None:
-    """Return the seat on turn in a game in play."""
-    engine = _engine(game)
-    return engine.to_act(engine.state_from_json(game.state))
-
-
 def _finish(game: Game, *, winner_id: int | None, ending: str, now: datetime) -> None:
     was_playing = game.status == Game.Status.PLAYING
     game.status = Game.Status.FINISHED
@@ -112,8 +117,9 @@ def _finish(game: Game, *, winner_id: int | None, ending: str, now: datetime) ->
     game.ending = ending
     game.finished_at = now
     game.deadline = None
-    # A game in play ends without a winner only when an administrator annuls it: then it counts for no one.
-    if was_playing and winner_id is not None:
+    # A game in play ends without a winner only when an administrator annuls it: then it counts for no one. Nor
+    # does a game against the computer: it is practice.
+    if was_playing and winner_id is not None and not any(is_computer(user_id) for user_id in _seats(game)):
         ranking_record(
             group=game.group,
             size=game.size,
@@ -148,6 +154,24 @@ def game_join(*, user_id: int, group: int, size: int) -> Game:
         waiting.deadline = _deadline(now)
         _record(waiting, GameEvent.Kind.START, user_id, {}, now)
         return waiting
+
+
+def game_challenge_computer(*, user_id: int, level: int, size: int) -> Game:
+    """Start a game of Tâb at once against the computer player of `level`, the user first to play. It counts for no
+    ranking (group 0 is no course group)."""
+    now = timezone.now()
+    computer = runner.computer_user(level)
+    with transaction.atomic():
+        game = Game(group=0, size=size, initial_player_id=user_id)
+        _record(game, GameEvent.Kind.CREATE, user_id, {}, now)
+        game.second_player_id = computer.pk
+        game.status = Game.Status.PLAYING
+        engine = _engine(game)
+        game.state = engine.state_to_json(engine.new(2, {"size": size}, RANDOM))
+        game.started_at = now
+        game.deadline = _deadline(now)
+        _record(game, GameEvent.Kind.START, computer.pk, {}, now)
+        return game
 
 
 def game_leave(*, public_id: str, user_id: int) -> None:
@@ -203,7 +227,7 @@ def game_expire_due(*, now: datetime | None = None, limit: int = 200) -> int:
                 _finish(game, winner_id=None, ending=Game.Ending.EXPIRED, now=now)
                 _record(game, GameEvent.Kind.TIMEOUT, game.initial_player_id, {}, now)
             else:
-                late = _on_turn(game)
+                late = seat_on_turn(game)[0]
                 _forfeit(game, loser=late, ending=Game.Ending.TIMEOUT, now=now)
                 _record(game, GameEvent.Kind.TIMEOUT, None if late is None else _seats(game)[late], {}, now)
             expired += 1
@@ -222,7 +246,7 @@ def game_end(*, public_id: str, opponent_wins: bool) -> Game:
         if game.status == Game.Status.WAITING:
             _finish(game, winner_id=None, ending=Game.Ending.ENDED, now=now)
         else:
-            loser = _on_turn(game) if opponent_wins else None
+            loser = seat_on_turn(game)[0] if opponent_wins else None
             _forfeit(game, loser=loser, ending=Game.Ending.ENDED, now=now)
         # The log names the winner's seat, so that the result can be recomputed from it.
         _record(game, GameEvent.Kind.END, None, {"winner": None if loser is None else 1 - loser}, now)

@@ -14,6 +14,7 @@ from core import dbthread, interpreter, lineservers  # noqa: E402
 from core.bodylimit import BodySizeLimit  # noqa: E402
 from core.lifespan import Lifespan  # noqa: E402
 from games import sweeper  # noqa: E402
+from games.bots import runner  # noqa: E402
 from protocols.course_api.handler import application_for  # noqa: E402
 
 application = Lifespan(
@@ -22,6 +23,7 @@ application = Lifespan(
         dbthread.start,
         sweeper.start,
         lineservers.start_all,
+        runner.resume_in_background,
         # Last: everything the process keeps for its life is loaded by now.
         interpreter.tune_for_serving,
     ],

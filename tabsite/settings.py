@@ -261,6 +261,8 @@ LOGGING = {
 
 # The game.
 TAB_TURN_TIMEOUT = env_int("TAB_TURN_TIMEOUT", 120, minimum=1)
+# How long the computer's strongest level thinks about a move (never past the turn's deadline).
+COMPUTER_THINK_MS = env_int("COMPUTER_THINK_MS", 1000)
 # How often each server process looks for games whose deadline has passed.
 TAB_SWEEP_INTERVAL = env_int("TAB_SWEEP_INTERVAL_MS", 500, minimum=10) / 1000
 # Comment lines keep idle streams open through proxies that drop silent connections.

@@ -6,7 +6,7 @@ import pytest
 from django.core.cache import cache
 from django.test import Client
 
-from accounts.nicks import nick_of
+from accounts.nicks import account_of
 
 from .factories import UserFactory
 
@@ -33,10 +33,10 @@ def no_limits(settings):
 def empty_cache():
     # Rolled-back tests give their user ids to the next test's users: the nicks remembered by id must go too.
     cache.clear()
-    nick_of.cache_clear()
+    account_of.cache_clear()
     yield
     cache.clear()
-    nick_of.cache_clear()
+    account_of.cache_clear()
 
 
 class Api:
