@@ -58,7 +58,7 @@ import aiohttp
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from games.rules import tab  # noqa: E402  (pure rules: no Django, no I/O)
+from protocols.course_api.message import state_of  # noqa: E402  (pure too)
 
 try:  # pragma: no cover - optional
     import uvloop
@@ -300,20 +300,6 @@ class Game:
         self.errors_in_row = 0
         self.pending: list[Action] = []
         self.threshold = -1  # the version the last action was sent at: its update is the first one above
-
-
-def state_of(message: dict[str, Any]) -> tab.State:
-    """Rebuild the rules state from an update message (what a client knows), as tests/live.py does."""
-    pieces = [tab.Piece.from_json(piece) if piece else None for piece in message["pieces"]]
-    return tab.State(
-        size=len(pieces) // 4,
-        pieces=pieces,
-        turn=message["players"][message["turn"]],
-        dice=tab.Throw.from_json(message["dice"]) if message["dice"] else None,
-        step=message["step"],
-        cell=message.get("cell"),
-        selected=message.get("selected"),
-    )
 
 
 def next_action(message: dict[str, Any], rng: random.Random) -> tuple[str, str, dict[str, Any]]:

@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 from django.conf import settings
 
-from games.rules import tab
+from protocols.course_api.message import state_of
 
 ROOT = Path(__file__).resolve().parent.parent
 POSTGRES_ADMIN_URL = os.environ.get("POSTGRES_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
@@ -279,21 +279,6 @@ def checked(message: dict) -> dict:
     assert len(players) == 2 and {message["initial"], message["turn"]} <= set(players), message
     assert message["mustPass"] in (None, message["turn"]), message
     return message
-
-
-def state_of(message: dict) -> tab.State:
-    """Rebuild the rules state from an update message (what a client knows)."""
-    pieces = [tab.Piece.from_json(piece) if piece else None for piece in message["pieces"]]
-    colors = message["players"]
-    return tab.State(
-        size=len(pieces) // 4,
-        pieces=pieces,
-        turn=colors[message["turn"]],
-        dice=tab.Throw.from_json(message["dice"]) if message["dice"] else None,
-        step=message["step"],
-        cell=message.get("cell"),
-        selected=message.get("selected"),
-    )
 
 
 def next_action(message: dict, rng) -> tuple[str, dict]:
