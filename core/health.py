@@ -5,12 +5,13 @@ Host header (balancers often probe an instance by its address) or counted by the
 """
 
 import redis
-from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
-from core.dbthread import in_database_thread
+from .dbthread import in_database_thread
+from .middleware import BothModesMiddleware
 
 PATH = "/healthz"
 # A probe must answer within a balancer's usual timeout, whatever is down.
@@ -55,17 +56,8 @@ def refused_method(request: HttpRequest) -> JsonResponse | None:
     return JsonResponse({"error": f"Method {request.method} not allowed: use GET"}, status=405)
 
 
-class HealthCheckMiddleware:
-    """Answer GET and HEAD /healthz; pass every other request on, in the stack's own mode (sync or async)."""
-
-    sync_capable = True
-    async_capable = True
-
-    def __init__(self, get_response):
-        self.get_response = get_response
-        self.is_async = iscoroutinefunction(get_response)
-        if self.is_async:
-            markcoroutinefunction(self)
+class HealthCheckMiddleware(BothModesMiddleware):
+    """Answer GET and HEAD /healthz; pass every other request on."""
 
     def __call__(self, request: HttpRequest):
         if self.is_async:

@@ -47,34 +47,35 @@ async def join(args: dict[str, Any]) -> dict[str, Any]:
     return {"game": game.public_id}
 
 
+def _player_and_game(args: dict[str, Any]) -> tuple[tuple[str, str], str]:
+    """Return the request's credentials and game id, validated in the course server's order."""
+    return credentials(args), string_argument(args, "game", GAME_ID_MAX_LENGTH)
+
+
 @api_function()
 async def leave(args: dict[str, Any]) -> dict[str, Any]:
-    login = credentials(args)
-    game = string_argument(args, "game", GAME_ID_MAX_LENGTH)
+    login, game = _player_and_game(args)
     await as_player(login, services.game_leave, public_id=game)
     return {}
 
 
 @api_function()
 async def roll(args: dict[str, Any]) -> dict[str, Any]:
-    login = credentials(args)
-    game = string_argument(args, "game", GAME_ID_MAX_LENGTH)
+    login, game = _player_and_game(args)
     await as_player(login, services.game_act, public_id=game, action=tab.Roll())
     return {}
 
 
 @api_function()
 async def pass_turn(args: dict[str, Any]) -> dict[str, Any]:
-    login = credentials(args)
-    game = string_argument(args, "game", GAME_ID_MAX_LENGTH)
+    login, game = _player_and_game(args)
     await as_player(login, services.game_act, public_id=game, action=tab.Pass())
     return {}
 
 
 @api_function()
 async def notify(args: dict[str, Any]) -> dict[str, Any]:
-    login = credentials(args)
-    game = string_argument(args, "game", GAME_ID_MAX_LENGTH)
+    login, game = _player_and_game(args)
     # Some clients name the cell `move`, as the seed's own text does.
     raw = args["cell"] if args.get("cell") is not None else args.get("move")
     if raw is None:
