@@ -145,13 +145,20 @@ def _node_value(engine: Engine[Any, Any], state: Any, me: int, depth: int, rng: 
         return _value_of(outcome, me)
     if depth <= 0:
         return engine.heuristic(state, me)
-    actor = engine.to_act(state)
+    actor = _on_turn(engine, state)
     values = [
         _chance_value(engine, state, me, actor, action, depth - 1, rng, budget)
         for action in engine.legal_actions(state, actor)
     ]
     # Every other seat plays against this one (with more than two, the cautious view).
     return max(values) if actor == me else min(values)
+
+
+def _on_turn(engine: Engine[Any, Any], state: Any) -> int:
+    """Return the seat on turn in a game that goes on."""
+    actor = engine.to_act(state)
+    assert actor is not None, "a game that goes on has a seat on turn"
+    return actor
 
 
 # --- Monte Carlo tree search: where nothing is left to chance ----------------------------------------------------
@@ -164,8 +171,9 @@ class _Node:
     __slots__ = ("actor", "children", "untried", "visits", "total")
 
     def __init__(self, engine: Engine[Any, Any], state: Any):
-        self.actor = engine.to_act(state)
-        self.untried = [] if self.actor is None else list(engine.legal_actions(state, self.actor))
+        over = engine.outcome(state) is not None
+        self.actor = 0 if over else _on_turn(engine, state)  # nobody acts in a finished game: it has no child
+        self.untried = [] if over else list(engine.legal_actions(state, self.actor))
         self.children: list[tuple[Any, _Node]] = []
         self.visits = 0
         self.total = 0.0  # summed values, from the side of the seat that chose the action leading here
@@ -210,9 +218,9 @@ def _mcts(
 def _playout(engine: Engine[Any, Any], state: Any, rng: random.Random) -> list[float]:
     """Play at random to the end (or a while); return each seat's value of where it led."""
     for _ in range(PLAYOUT_LIMIT):
-        actor = engine.to_act(state)
-        if actor is None:
+        if engine.outcome(state) is not None:
             break
+        actor = _on_turn(engine, state)
         engine.apply(state, actor, rng.choice(engine.legal_actions(state, actor)), rng)
     outcome = engine.outcome(state)
     seats = range(engine.seats(state))
