@@ -3,6 +3,8 @@
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, QuerySet, Window
 
+MAX_PAGE = 1_000_000
+
 
 def page_of(rows: QuerySet, number: str | None, per_page: int) -> Page:
     """Return page `number` of a queryset (of models or of values()): the first when `number` is not a page
@@ -12,6 +14,8 @@ def page_of(rows: QuerySet, number: str | None, per_page: int) -> Page:
         wanted = max(1, int(number or 1))
     except ValueError:
         wanted = 1
+    # Past any real page, and short of an offset the databases refuse (an integer overflow is a server error).
+    wanted = min(wanted, MAX_PAGE)
     start = (wanted - 1) * per_page
     found = list(rows.annotate(total_rows=Window(Count("*")))[start : start + per_page])
     if not found and wanted > 1:

@@ -2,6 +2,7 @@
 
 import os
 import sys
+from pathlib import Path
 
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8008')}"
 worker_class = "uvicorn.workers.UvicornWorker"
@@ -14,6 +15,11 @@ if workers > 1 and not os.environ.get("REDIS_URL"):
         f"WEB_CONCURRENCY={workers} needs REDIS_URL: without a shared event channel, a player whose stream is "
         "held by another worker would miss updates. Set REDIS_URL, or run one worker."
     )
+
+# The control socket (gunicornc) of this server, in its own folder: two servers on one machine must not share one.
+control_socket = str(
+    Path(os.environ.get("TAB_VAR_DIR") or Path(__file__).resolve().parent.parent / "var") / "gunicorn.ctl"
+)
 
 # Update streams stay open for the whole game; workers must not be killed for being "silent".
 timeout = 0

@@ -161,6 +161,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "timeout": 20,
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
+    # The file holds the password hashes: its owner's alone, as the secret key is (SQLite gives its journal files
+    # the database file's permissions).
+    _sqlite = Path(DATABASES["default"]["NAME"])
+    if str(_sqlite) != ":memory:":
+        _sqlite.parent.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(_sqlite, os.O_WRONLY | os.O_CREAT, 0o600))
+        os.chmod(_sqlite, 0o600)
     # Tests that run requests in threads need a real file, not an in-memory database. One test database per
     # test run (by process id), on either engine, so that two runs on one machine never share one.
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / f"test-db-{os.getpid()}.sqlite3")}

@@ -144,3 +144,21 @@ print(json.dumps([defaults, imported, [list(gc.get_threshold()), sys.getswitchin
     assert imported == defaults
     assert started == [list(interpreter.GC_THRESHOLDS), interpreter.SWITCH_INTERVAL] != defaults
     assert sent == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
+
+
+def test_the_sqlite_database_is_readable_by_its_owner_alone(tmp_path):
+    # A database made before this rule, readable by all: it is closed to others at the next start.
+    (tmp_path / "db.sqlite3").touch(mode=0o644)
+    env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "--verbosity", "0"],
+        cwd=ROOT,
+        env={**env, "TAB_VAR_DIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "db.sqlite3").stat().st_mode & 0o777 == 0o600
+    fresh = tmp_path / "fresh"
+    subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env={**env, "TAB_VAR_DIR": str(fresh)}, check=True)
+    assert (fresh / "db.sqlite3").stat().st_mode & 0o777 == 0o600

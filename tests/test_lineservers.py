@@ -34,6 +34,7 @@ class Gunicorn:
         self.url = f"http://127.0.0.1:{listener.getsockname()[1]}"
         self.line_port = free_port()
         self.tls_dir = workdir / "tls"
+        self.home = workdir / "home"
         self.log = workdir / f"gunicorn-{self.line_port}.log"
         env = {
             **os.environ,
@@ -45,6 +46,7 @@ class Gunicorn:
             "SAMPLE_LINE_PORT": str(self.line_port),
             "SAMPLE_TLS_DIR": str(self.tls_dir),
             "WEB_CONCURRENCY": "1",
+            "HOME": str(self.home),
             **environment,
         }
         if "REDIS_URL" not in environment:
@@ -158,6 +160,9 @@ def test_a_line_server_runs_with_the_web_server_and_stops_with_it(gunicorn):
         client.close()
     # The key is its owner's alone.
     assert (server.tls_dir / "sample.key").stat().st_mode & 0o777 == 0o600
+    # The server's control socket is in its own folder, not in the home folder that every server would share.
+    assert (server.tls_dir.parent / "gunicorn.ctl").is_socket()
+    assert not (server.home / ".gunicorn").exists()
 
     server.process.send_signal(signal.SIGTERM)
     assert server.process.wait(30) == 0

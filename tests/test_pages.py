@@ -245,3 +245,11 @@ def test_players_without_a_rating_yet_come_last(client, results, sort):
     Rating.objects.filter(player__username="bob").delete()
     rows = rows_of(html(client.get("/rankings/1/7/", {"sort": sort})), "ranking")
     assert rows[-1][1] == "bob" and rows[-1][5] == "—"
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["/rankings/?page=100000000000000000", "/games/?page=9223372036854775807", "/games/?page=99999999999999999999"],
+)
+def test_a_page_number_past_any_database_integer_shows_the_last_page(client, results, url):
+    assert client.get(url).status_code == 200
