@@ -16,6 +16,10 @@ if workers > 1 and not os.environ.get("REDIS_URL"):
         "held by another worker would miss updates. Set REDIS_URL, or run one worker."
     )
 
+# The client's address is the connection's: the application alone reads X-Forwarded-For, and only as far as
+# TRUSTED_PROXIES says (core/limits.py). uvicorn would otherwise believe the header from any local client.
+forwarded_allow_ips = ""
+
 # The control socket (gunicornc) of this server, in its own folder: two servers on one machine must not share one.
 control_socket = str(
     Path(os.environ.get("TAB_VAR_DIR") or Path(__file__).resolve().parent.parent / "var") / "gunicorn.ctl"

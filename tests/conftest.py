@@ -143,6 +143,23 @@ def start_server(live_databases, tmp_path):
         server.stop()
 
 
+@pytest.fixture
+def gunicorn(live_databases, tmp_path):
+    """Start servers as `make run` does (tests/live.py: Gunicorn), each on a fresh database."""
+    from .live import Gunicorn
+
+    servers = []
+
+    def start(**environment: str):
+        server = Gunicorn(live_databases.new(), tmp_path, **environment)
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
 def play_to_the_end(api: Api, game: str, rng, max_actions: int = 5000) -> dict:
     """Play random legal actions for whichever player is on turn until the game ends; return its last message."""
     from games.models import Game

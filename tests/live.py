@@ -9,6 +9,7 @@ import os
 import queue
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -33,6 +34,13 @@ def listening_socket() -> socket.socket:
     sock.bind(("127.0.0.1", 0))
     sock.listen(1024)
     return sock
+
+
+def free_port() -> int:
+    """Return a port that was free a moment ago (for a server that can only be given a number)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 def suite_uses_postgres() -> bool:
@@ -148,6 +156,9 @@ class Server:
                 "--fd",
                 str(listener.fileno()),
                 "--no-access-log",
+                # As gunicorn.conf.py has it: the address is the connection's (the application reads the headers).
+                "--forwarded-allow-ips",
+                "",
                 "--timeout-graceful-shutdown",
                 "1",
             ],
@@ -192,6 +203,80 @@ class Server:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+
+
+class Gunicorn:
+    """`make run`'s server: gunicorn with tabsite/gunicorn.conf.py, and the tests' sample line protocol installed
+    (tests/sample_protocol) on a port of its own, over TLS."""
+
+    def __init__(self, database_url: str, workdir: Path, **environment: str):
+        listener = listening_socket()
+        self.url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+        self.line_port = free_port()
+        self.tls_dir = workdir / "tls"
+        self.home = workdir / "home"
+        self.log = workdir / f"gunicorn-{self.line_port}.log"
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "tests.settings_lines",
+            "DATABASE_URL": database_url,
+            "TAB_VAR_DIR": str(workdir),
+            "SECRET_KEY": "live-test-secret-key",
+            "PASSWORD_HASHERS": "django.contrib.auth.hashers.MD5PasswordHasher",
+            "SAMPLE_LINE_PORT": str(self.line_port),
+            "SAMPLE_TLS_DIR": str(self.tls_dir),
+            "WEB_CONCURRENCY": "1",
+            "HOME": str(self.home),
+            **environment,
+        }
+        if "REDIS_URL" not in environment:
+            env.pop("REDIS_URL", None)
+        fd = listener.fileno()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "-c", "tabsite/gunicorn.conf.py", "--bind", f"fd://{fd}"]
+            + ["tabsite.asgi:application"],
+            cwd=ROOT,
+            env=env,
+            stdout=self.log.open("wb"),
+            stderr=subprocess.STDOUT,
+            pass_fds=[fd],
+        )
+        listener.close()
+        self.http = httpx.Client(base_url=self.url, timeout=10)
+        deadline = time.monotonic() + 60
+        while True:
+            assert self.process.poll() is None, self.log.read_text()
+            try:
+                if self.http.get("/healthz").status_code == 200 and self.line_open():
+                    return
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, self.log.read_text()
+            time.sleep(0.1)
+
+    def wait_for_workers(self, count: int) -> None:
+        """Wait until `count` worker processes have started their line server (each says so in the log)."""
+        deadline = time.monotonic() + 60
+        while self.log.read_text().count("sample serves on") < count:
+            assert self.process.poll() is None and time.monotonic() < deadline, self.log.read_text()
+            time.sleep(0.1)
+
+    def line_open(self) -> bool:
+        try:
+            socket.create_connection(("127.0.0.1", self.line_port), timeout=5).close()
+            return True
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        self.http.close()
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
 
 
 class Stream:

@@ -248,3 +248,17 @@ def test_limits_are_shared_between_processes_through_redis(start_server, live_da
     for server in (first, second):
         status, body = server.call("register", nick="zp", password="secret")
         assert status == 429 and body["error"].startswith("Too many wrong passwords")
+
+
+@pytest.mark.server
+def test_a_local_client_cannot_choose_its_address_with_x_forwarded_for(gunicorn):
+    # `make run`'s server with no trusted proxy (the default): the header is only what the client wrote.
+    server = gunicorn(TAB_LOGIN_FAILURES_PER_MINUTE="3")
+    assert server.http.post("/register", json={"nick": "zp", "password": "secret"}).status_code == 200
+    answers = [
+        server.http.post(
+            "/register", json={"nick": "zp", "password": "guess"}, headers={"X-Forwarded-For": f"10.9.8.{number}"}
+        )
+        for number in range(4)
+    ]
+    assert [answer.status_code for answer in answers] == [401, 401, 401, 429]
