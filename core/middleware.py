@@ -40,7 +40,7 @@ class BothModesMiddleware:
 
 
 class CorsMiddleware(BothModesMiddleware):
-    """Answer every preflight, and allow any origin on every response."""
+    """Answer every preflight, and allow any origin on every response (the protocols' own handlers)."""
 
     def __call__(self, request):
         if self.is_async:
@@ -64,6 +64,25 @@ class CorsMiddleware(BothModesMiddleware):
         for header, value in ALLOW_HEADERS.items():
             response[header] = value
         return response
+
+
+# The site's own pages, the admin and the static files: read by people in a browser at this origin, never by another
+# site's scripts (which must not read an administrator's pages with their cookies, for one).
+SITE_PREFIXES = ("/admin/", "/rankings/", "/players/", "/games/", "/static/")
+
+
+def is_site_page(path: str) -> bool:
+    return path == "/" or path.startswith(SITE_PREFIXES)
+
+
+class ApiCorsMiddleware(CorsMiddleware):
+    """CORS for what Django's usual handler serves: the protocols' answers (an unknown function's 404, /healthz),
+    not the site's pages."""
+
+    def __call__(self, request):
+        if is_site_page(request.path):
+            return self.get_response(request)
+        return super().__call__(request)
 
 
 class ClientAddressMiddleware(BothModesMiddleware):

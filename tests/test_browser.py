@@ -18,7 +18,9 @@ pytestmark = [pytest.mark.server, pytest.mark.browser]
 DESKTOP = {"width": 1280, "height": 860}
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
 # The games are played with animations off (the page's own setting); the browser asks for reduced motion too.
-CONTEXT = {"reduced_motion": "reduce", "locale": "en-GB", "timezone_id": "Europe/Lisbon"}
+# bypass_csp: the tests evaluate expressions in the pages, which their policy forbids (test_history_browser.py checks
+# that the pages run under it).
+CONTEXT = {"reduced_motion": "reduce", "locale": "en-GB", "timezone_id": "Europe/Lisbon", "bypass_csp": True}
 MAX_ACTIONS = 2000
 
 

@@ -16,7 +16,8 @@ from .live import Server, next_action
 pytestmark = [pytest.mark.server, pytest.mark.browser]
 
 PASSWORD = "secret"
-CONTEXT = {"viewport": {"width": 1100, "height": 900}, "reduced_motion": "reduce"}
+# bypass_csp: the tests evaluate expressions in the pages, which their policy forbids (see the last test).
+CONTEXT = {"viewport": {"width": 1100, "height": 900}, "reduced_motion": "reduce", "bypass_csp": True}
 
 
 @pytest.fixture
@@ -157,3 +158,37 @@ def test_the_pages_link_to_each_other(start_server, page):
     expect(page.locator("#result")).to_contain_text("A player left")
     screenshot(page, "game-page")
     assert page.errors == []
+
+
+def test_the_pages_run_under_their_content_security_policy(start_server, browser):
+    """Without the tests' bypass: every page's own scripts run, and the browser reports no violation of the policy."""
+    server = start_server()
+    game = pair(server)
+    stream = server.stream("alice", game)
+    play(server, game, stream, random.Random(5), actions=6)
+    finished = pair_again(server)
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    page.on("console", lambda message: message.type in ("error", "warning") and problems.append(message.text))
+    try:
+        page.goto(f"{server.url}/")
+        page.locator("#level option").first.wait_for(state="attached")  # the app's script filled the menu
+        page.goto(f"{server.url}/games/{game}/")
+        page.locator("#watch-status", has_text="to play").wait_for()  # the live view's script got the stream
+        page.goto(f"{server.url}/games/{finished}/")
+        page.locator("#replay-caption:not(:empty)").wait_for()  # the replay's script ran
+        page.goto(f"{server.url}/rankings/")
+    finally:
+        context.close()
+        stream.close()
+    assert problems == []
+
+
+def pair_again(server: Server) -> str:
+    """A second game of alice and bob, finished (bob leaves): its page shows the replay."""
+    _, body = server.call("join", nick="alice", password=PASSWORD, group=4, size=7)
+    server.call("join", nick="bob", password=PASSWORD, group=4, size=7)
+    assert server.call("leave", nick="bob", password=PASSWORD, game=body["game"]) == (200, {})
+    return body["game"]

@@ -253,3 +253,19 @@ def test_players_without_a_rating_yet_come_last(client, results, sort):
 )
 def test_a_page_number_past_any_database_integer_shows_the_last_page(client, results, url):
     assert client.get(url).status_code == 200
+
+
+def test_pages_are_for_this_site_and_the_api_for_every_site(client, admin_client, results):
+    # The site's pages and the admin: no cross-origin reading, and a content security policy.
+    for response in (client.get("/"), client.get("/rankings/"), client.get("/games/"), admin_client.get("/admin/")):
+        assert response.status_code == 200
+        assert "Access-Control-Allow-Origin" not in response
+        policy = response["Content-Security-Policy"]
+        assert "default-src 'self'" in policy and "frame-ancestors 'none'" in policy and "unsafe" not in policy
+    # The protocol's answers: any origin, preflights included.
+    for response in (
+        client.post("/ranking", {"group": 1, "size": 7}, content_type="application/json"),
+        client.get("/no-such-function"),
+        client.options("/register"),
+    ):
+        assert response["Access-Control-Allow-Origin"] == "*"
