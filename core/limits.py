@@ -156,12 +156,15 @@ def renew_slots(slots: list[StreamSlot]) -> None:
         cache.touch(slot.key, ttl)
 
 
-def stream_slot(nick: str) -> StreamSlot:
-    """Take one of the nick's stream slots, or raise Throttled."""
+def stream_slot(nick: str, address: str) -> StreamSlot:
+    """Take one of the nick's stream slots at this address, or raise Throttled.
+
+    Counted per nick *and address*: a stream needs no password, so a stranger who knows a player's nick and game
+    could otherwise hold all of that nick's slots, and the player's own stream would be refused."""
     cap = settings.TAB_STREAMS_PER_NICK
     if not cap:
         return StreamSlot(None)
-    nick_key = _digest(nick)
+    nick_key = _digest(nick, address)
     for index in range(cap):
         key = f"tab:stream:{nick_key}:{index}"
         taken = thread_cache().add(key, 1, _slot_ttl())

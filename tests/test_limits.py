@@ -27,12 +27,13 @@ def post(client: Client, function: str, payload: dict, **headers):
     return response.status_code, response.json(), response
 
 
-def assert_throttled(answer) -> None:
+def assert_throttled(answer, *, cross_origin: bool = True) -> None:
+    """A 429 with its JSON error and Retry-After; readable by any site for the API, by this site alone elsewhere."""
     status, body, response = answer
     assert status == 429, body
     assert list(body) == ["error"] and body["error"].startswith("Too many"), body
     assert 1 <= int(response["Retry-After"]) <= 60
-    assert response["Access-Control-Allow-Origin"] == "*"
+    assert response.get("Access-Control-Allow-Origin") == ("*" if cross_origin else None)
 
 
 def test_ten_wrong_passwords_in_a_minute_lock_the_nick_for_that_address(client, settings, alice):
@@ -149,7 +150,7 @@ def test_admin_login_is_throttled_too(client, settings, staff):
         response = admin_login(client, "boss", "guess")
         assert response.status_code == 200 and "_auth_user_id" not in client.session
     response = admin_login(client, "boss", "boss-secret")
-    assert_throttled((response.status_code, response.json(), response))
+    assert_throttled((response.status_code, response.json(), response), cross_origin=False)
     assert "_auth_user_id" not in client.session
     # The game API shares the count: the same nick from the same address is locked there too.
     assert_throttled(post(client, "register", {"nick": "boss", "password": "boss-secret"}))
@@ -159,12 +160,12 @@ def test_admin_login_is_throttled_too(client, settings, staff):
 # --- Against real servers -----------------------------------------------------------------------------------------
 
 
-def open_stream(server, nick: str, game: str):
+def open_stream(server, nick: str, game: str, headers: str = ""):
     """Open an update stream on a socket of its own (closing it is a client going away); return it and its status."""
     import socket
 
     sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
-    sock.sendall(f"GET /update?nick={nick}&game={game} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+    sock.sendall(f"GET /update?nick={nick}&game={game} HTTP/1.1\r\nHost: 127.0.0.1\r\n{headers}\r\n".encode())
     return sock, int(sock.recv(65536).split(b" ", 2)[1])
 
 
@@ -200,6 +201,23 @@ def wait_for_pings(sock, count: int) -> None:
 
 
 @pytest.mark.server
+def test_a_stranger_cannot_use_up_a_players_streams(start_server):
+    # Behind a trusted proxy, so that the test can speak from two addresses.
+    server = start_server(TAB_STREAMS_PER_NICK="2", TRUSTED_PROXIES="1")
+    assert server.call("register", nick="zp", password="secret") == (200, {})
+    game = server.call("join", nick="zp", password="secret", group=1, size=9)[1]["game"]
+    stranger, player = "X-Forwarded-For: 203.0.113.9\r\n", "X-Forwarded-For: 198.51.100.7\r\n"
+    # A stream needs no password: anyone who knows the nick and the game can open one, up to the cap for their address.
+    held = [open_stream(server, "zp", game, stranger) for _ in range(3)]
+    assert [status for _, status in held] == [200, 200, 429]
+    # The player's own stream, from their address, is not refused for it.
+    own, status = open_stream(server, "zp", game, player)
+    assert status == 200
+    for sock in [own] + [sock for sock, _ in held]:
+        sock.close()
+
+
+@pytest.mark.server
 def test_a_stream_keeps_its_slot_beyond_the_slots_lifetime(start_server):
     # A slot lives three keep-alive periods (6 s here) unless the keep-alive timer renews it.
     server = start_server(TAB_STREAMS_PER_NICK="1", TAB_KEEPALIVE_SECONDS="2")
@@ -220,15 +238,15 @@ def test_a_slot_lives_while_it_is_renewed_and_frees_itself_after(settings):
     settings.TAB_KEEPALIVE_SECONDS = 2
     lifetime = limits.STREAM_SLOT_LIFETIMES * 2
     with time_machine.travel(datetime(2026, 3, 1, tzinfo=UTC), tick=False) as clock:
-        slot = limits.stream_slot("zq")
+        slot = limits.stream_slot("zq", "192.0.2.1")
         for _ in range(3):
             clock.shift(lifetime - 1)
             limits.renew_slots([slot])
         with pytest.raises(limits.Throttled):
-            limits.stream_slot("zq")
+            limits.stream_slot("zq", "192.0.2.1")
         # The process that held it died: nobody renews it, and after a lifetime it is free again.
         clock.shift(lifetime + 1)
-        limits.stream_slot("zq").release()
+        limits.stream_slot("zq", "192.0.2.1").release()
 
 
 @pytest.mark.server

@@ -159,13 +159,13 @@ async def update(request: HttpRequest) -> HttpResponse:
     if game.status == Game.Status.FINISHED and request.headers.get("Last-Event-ID") == str(game.version):
         # The client saw the last message and its EventSource reconnected: 204 tells it to stop.
         return HttpResponse(status=204)
-    slot = await sync_to_async(limits.stream_slot, thread_sensitive=False)(nick)
+    slot = await sync_to_async(limits.stream_slot, thread_sensitive=False)(nick, limits.current_address.get())
     return stream_response(game_stream(game.pk, public_id, slot))
 
 
 def game_stream(game_pk: int, public_id: str, slot: limits.StreamSlot | None = None) -> AsyncIterator[bytes]:
     """Return a game's stream, for spectators as for players: its current snapshot, then each newer one; a player's
-    stream holds one of the nick's slots (`limits.stream_slot`) while it lasts."""
+    stream holds one of the nick's slots at its address (`limits.stream_slot`) while it lasts."""
     return _stream(game_pk, public_id, slot or limits.StreamSlot(None))
 
 
