@@ -1,8 +1,9 @@
-"""Every write to a game: pairing, throws, moves, passes, leaving and timeouts.
+"""Every write to a game: pairing, actions (through the game's engine), leaving and timeouts.
 
 Each service is one transaction that takes the game row with select_for_update(), so that two requests on one
-game are applied one at a time, and publishes the new snapshot only once the transaction has committed.
-API views, the deadline sweeper and admin actions all call these functions; nothing else writes a game.
+game are applied one at a time, and publishes the change only once the transaction has committed. The protocols'
+views, the deadline sweeper, the computer players and admin actions all call these functions; nothing else writes a
+game.
 """
 
 import secrets
