@@ -3,14 +3,58 @@
 Every API call carries the nick and the password. A full password hash costs hundreds of milliseconds of CPU,
 so a pair that was verified recently is remembered for a short while under a keyed hash: the cache never holds
 the password, a wrong password never matches, and the entry is dropped when the account changes.
+
+The cache is the shared one (Redis, with REDIS_URL), so that every process knows a pair one of them verified. Each
+process also keeps the pairs it verified in a memory of its own, read only while the shared cache is unreachable:
+without it, a Redis outage made every call hash again (one to two seconds a call, and players on turn lost on
+time). While Redis is reachable it alone is believed, so that a changed password or a deactivated account, dropped
+there by any process, is refused by all of them; during an outage, another process may still let a dropped pair in
+until it expires (TAB_CREDENTIALS_TTL).
 """
 
 import hashlib
 import hmac
+import threading
+import time
+from collections import OrderedDict
 
 from django.conf import settings
 
 from core.caching import thread_cache
+
+# Pairs kept in each process's own memory; the oldest go first.
+LOCAL_ENTRIES = 100_000
+
+
+class _LocalPairs:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.entries: OrderedDict[str, tuple[str, int, float]] = OrderedDict()
+
+    def get(self, key: str) -> tuple[str, int] | None:
+        with self.lock:
+            entry = self.entries.get(key)
+        if entry is None or entry[2] < time.monotonic():
+            return None
+        return entry[0], entry[1]
+
+    def set(self, key: str, fingerprint: str, user_id: int) -> None:
+        with self.lock:
+            self.entries[key] = (fingerprint, user_id, time.monotonic() + settings.TAB_CREDENTIALS_TTL)
+            self.entries.move_to_end(key)
+            while len(self.entries) > LOCAL_ENTRIES:
+                self.entries.popitem(last=False)
+
+    def delete(self, key: str) -> None:
+        with self.lock:
+            self.entries.pop(key, None)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.entries.clear()
+
+
+local_pairs = _LocalPairs()
 
 
 def _key(nick: str) -> str:
@@ -25,7 +69,12 @@ def _fingerprint(nick: str, password: str) -> str:
 
 def remembered_user_id(nick: str, password: str) -> int | None:
     """Return the user id verified recently for this exact nick and password, else None."""
-    entry = thread_cache().get(_key(nick))
+    cache, key = thread_cache(), _key(nick)
+    entry = cache.get(key)
+    # A miss, or the shared cache unreachable? django-redis answers None for both, but has_key answers None only for
+    # the latter (a bool otherwise): asked on a miss alone, which is rare.
+    if entry is None and cache.has_key(key) is None:
+        entry = local_pairs.get(key)
     if entry is None:
         return None
     fingerprint, user_id = entry
@@ -35,8 +84,12 @@ def remembered_user_id(nick: str, password: str) -> int | None:
 
 
 def remember(nick: str, password: str, user_id: int) -> None:
-    thread_cache().set(_key(nick), (_fingerprint(nick, password), user_id), settings.TAB_CREDENTIALS_TTL)
+    key, fingerprint = _key(nick), _fingerprint(nick, password)
+    thread_cache().set(key, (fingerprint, user_id), settings.TAB_CREDENTIALS_TTL)
+    local_pairs.set(key, fingerprint, user_id)
 
 
 def forget(nick: str) -> None:
-    thread_cache().delete(_key(nick))
+    key = _key(nick)
+    thread_cache().delete(key)
+    local_pairs.delete(key)

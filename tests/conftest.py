@@ -6,6 +6,7 @@ import pytest
 from django.core.cache import cache
 from django.test import Client
 
+from accounts.credentials import local_pairs
 from accounts.nicks import account_of
 
 from .factories import UserFactory
@@ -34,9 +35,11 @@ def empty_cache():
     # Rolled-back tests give their user ids to the next test's users: the nicks remembered by id must go too.
     cache.clear()
     account_of.cache_clear()
+    local_pairs.clear()
     yield
     cache.clear()
     account_of.cache_clear()
+    local_pairs.clear()
 
 
 class Api:

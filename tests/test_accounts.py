@@ -114,3 +114,42 @@ def test_a_hash_with_outdated_parameters_is_upgraded_at_the_next_check(settings)
     user.refresh_from_db()
     assert user.password.startswith("pbkdf2_sha256$")
     assert check_password("secret", user.password)
+
+
+def redis_cache(url: str) -> dict:
+    """The shared cache as the settings make it with REDIS_URL."""
+    return {
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": url,
+            "OPTIONS": {"IGNORE_EXCEPTIONS": True, "SOCKET_CONNECT_TIMEOUT": 1, "SOCKET_TIMEOUT": 1},
+        }
+    }
+
+
+def test_while_redis_is_unreachable_each_process_remembers_what_it_verified(settings):
+    settings.CACHES = redis_cache("redis://127.0.0.1:1/0")  # nothing listens there: an outage
+    user_register(nick="zp", password="secret")
+    # Remembered all the same: the next calls are spared a hash each.
+    assert credentials.remembered_user_id("zp", "secret") == User.objects.get(username="zp").pk
+    assert credentials.remembered_user_id("zp", "guess") is None
+    credentials.forget("zp")
+    assert credentials.remembered_user_id("zp", "secret") is None
+
+
+@pytest.mark.redis
+def test_while_redis_is_reachable_it_alone_is_believed(settings):
+    from .conftest import require
+    from .live import REDIS_TEST_URL, redis_available, redis_flush
+
+    require(redis_available(), "Redis")
+    redis_flush()
+    settings.CACHES = redis_cache(REDIS_TEST_URL)
+    user_register(nick="zp", password="secret")
+    user_id = User.objects.get(username="zp").pk
+    assert credentials.remembered_user_id("zp", "secret") == user_id
+    # Another process drops the pair (the password changed there): this process's own memory must not let it in.
+    import redis
+
+    redis.Redis.from_url(REDIS_TEST_URL).flushdb()
+    assert credentials.remembered_user_id("zp", "secret") is None
