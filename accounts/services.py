@@ -8,7 +8,6 @@ a worker thread, so that hashing never holds up the games of other players.
 import re
 from dataclasses import dataclass
 
-from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import check_password, make_password
 from django.db import IntegrityError, transaction
@@ -17,7 +16,7 @@ from core import limits
 from core.dbthread import in_database_thread as _in_database_thread
 from core.errors import Refusal
 
-from . import credentials
+from . import credentials, hashing
 
 User = get_user_model()
 
@@ -81,8 +80,14 @@ def _password_check(password: str, encoded: str) -> tuple[bool, str | None]:
     return matches, upgraded[0] if upgraded else None
 
 
-_hashing = sync_to_async(make_password, thread_sensitive=False)
-_checking = sync_to_async(_password_check, thread_sensitive=False)
+async def _hashing(password: str) -> str:
+    await _in_database_thread(limits.hash_spent)()
+    return await hashing.gate().run(make_password, password)
+
+
+async def _checking(password: str, encoded: str) -> tuple[bool, str | None]:
+    await _in_database_thread(limits.hash_spent)()
+    return await hashing.gate().run(_password_check, password, encoded)
 
 
 async def user_register(*, nick: str, password: str) -> int:

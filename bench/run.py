@@ -47,7 +47,7 @@ FAST_HASHER = "django.contrib.auth.hashers.MD5PasswordHasher"
 TURN_TIMEOUT = "3600"
 # All the players come from 127.0.0.1: the limits per address are lifted; the limits per nick stay on, as in
 # production (one stream per player, no wrong password: they cost their checks, and refuse nothing).
-LIMITS = ("TAB_REGISTER_PER_MINUTE", "TAB_JOIN_PER_MINUTE")
+LIMITS = ("TAB_REGISTER_PER_MINUTE", "TAB_JOIN_PER_MINUTE", "TAB_HASHES_PER_MINUTE")
 STREAMS_READY = "pairing snapshot on every one"
 QUANTILES = ("p50", "p95", "p99", "max")
 PROFILE_RATE = 20

@@ -86,6 +86,16 @@ def check_login(nick: str) -> None:
         raise Throttled(f"Too many wrong passwords for this nick: try again in {left} s", left)
 
 
+def hash_spent() -> None:
+    """Count a password hash for this address, or refuse it past the address's budget for the minute."""
+    limit = settings.TAB_HASHES_PER_MINUTE
+    if not limit:
+        return
+    count, left = _count("hash", current_address.get(), add=True)
+    if count > limit:
+        raise Throttled(f"Too many password checks from your address: try again in {left} s", left)
+
+
 def login_failed(nick: str) -> None:
     """Count a wrong password for a nick from this address."""
     if settings.TAB_LOGIN_FAILURES_PER_MINUTE:

@@ -28,6 +28,7 @@ def no_limits(settings):
     settings.TAB_REGISTER_PER_MINUTE = 0
     settings.TAB_JOIN_PER_MINUTE = 0
     settings.TAB_STREAMS_PER_NICK = 0
+    settings.TAB_HASHES_PER_MINUTE = 0
 
 
 @pytest.fixture(autouse=True)

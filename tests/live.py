@@ -142,6 +142,8 @@ class Server:
             "SECRET_KEY": "live-test-secret-key",
             # The password hash is not under test here; a cheap one keeps the tests quick.
             "PASSWORD_HASHERS": "django.contrib.auth.hashers.MD5PasswordHasher",
+            # Nor is the hashing budget of an address (tests/test_limits.py checks it): every client here is local.
+            "TAB_HASHES_PER_MINUTE": "0",
             "PYTHONUNBUFFERED": "1",
             **environment,
         }
@@ -223,6 +225,7 @@ class Gunicorn:
             "TAB_VAR_DIR": str(workdir),
             "SECRET_KEY": "live-test-secret-key",
             "PASSWORD_HASHERS": "django.contrib.auth.hashers.MD5PasswordHasher",
+            "TAB_HASHES_PER_MINUTE": "0",
             "SAMPLE_LINE_PORT": str(self.line_port),
             "SAMPLE_TLS_DIR": str(self.tls_dir),
             "WEB_CONCURRENCY": "1",

@@ -153,3 +153,43 @@ def test_while_redis_is_reachable_it_alone_is_believed(settings):
 
     redis.Redis.from_url(REDIS_TEST_URL).flushdb()
     assert credentials.remembered_user_id("zp", "secret") is None
+
+
+def test_hashing_refuses_at_once_what_it_could_not_do_promptly():
+    import asyncio
+    import threading
+
+    from accounts.hashing import HashingBusy, HashingGate
+
+    async def main():
+        gate, release = HashingGate(threads=1, waiting=1), threading.Event()
+        running = asyncio.ensure_future(gate.run(release.wait, 30))
+        waiting = asyncio.ensure_future(gate.run(release.wait, 30))
+        await asyncio.sleep(0)  # both admitted: one hashing, one waiting for the thread
+        with pytest.raises(HashingBusy) as refused:
+            await gate.run(release.wait, 30)
+        release.set()
+        assert await asyncio.gather(running, waiting) == [True, True]
+        return refused.value, await gate.run(str.upper, "free again")
+
+    refused, after = asyncio.run(main())
+    assert (refused.status, refused.retry_after, after) == (503, 1, "FREE AGAIN")
+
+
+def test_an_address_has_a_budget_of_password_hashes(api, settings):
+    from datetime import UTC, datetime
+
+    import time_machine
+
+    settings.TAB_HASHES_PER_MINUTE = 3
+    # At the start of a minute (on a controlled clock), so that the counts fall in one window however slow the run.
+    with time_machine.travel(datetime(2026, 3, 1, 12, 0, tzinfo=UTC), tick=True):
+        # New accounts and password checks alike cost a hash; the fourth of the minute is refused before it is made.
+        assert api("register", {"nick": "one", "password": "secret"}) == (200, {})
+        assert api("register", {"nick": "two", "password": "secret"}) == (200, {})
+        assert api("register", {"nick": "one", "password": "guess"})[0] == 401
+        status, body = api("register", {"nick": "three", "password": "secret"})
+        assert status == 429 and body["error"].startswith("Too many password checks from your address"), body
+        assert not User.objects.filter(username="three").exists()
+        # A remembered pair costs no hash, and is still let in.
+        assert api("register", {"nick": "one", "password": "secret"}) == (200, {})
