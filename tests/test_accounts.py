@@ -11,6 +11,7 @@ from django.core.cache import cache
 
 from accounts import credentials, services
 from accounts.services import AuthenticationFailed
+from tabsite import settings as project_settings
 
 pytestmark = pytest.mark.django_db
 
@@ -22,7 +23,8 @@ user_authenticate = async_to_sync(services.user_authenticate)
 
 @pytest.fixture
 def real_password_hasher(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]
+    """The production hashers (the suite's own fixture swaps in a cheap one)."""
+    settings.PASSWORD_HASHERS = project_settings.PASSWORD_HASHERS
 
 
 def stored_cache_bytes() -> bytes:
@@ -30,10 +32,10 @@ def stored_cache_bytes() -> bytes:
     return b"".join(value if isinstance(value, bytes) else pickle.dumps(value) for value in cache._cache.values())
 
 
-def test_register_hashes_with_djangos_hasher(real_password_hasher):
+def test_register_hashes_with_argon2(real_password_hasher):
     user_register(nick="zp", password="secret")
     stored = User.objects.get(username="zp").password
-    assert stored.startswith("pbkdf2_sha256$")
+    assert stored.startswith("argon2$")
     assert check_password("secret", stored)
 
 
@@ -114,6 +116,17 @@ def test_a_hash_with_outdated_parameters_is_upgraded_at_the_next_check(settings)
     user.refresh_from_db()
     assert user.password.startswith("pbkdf2_sha256$")
     assert check_password("secret", user.password)
+
+
+def test_a_pbkdf2_hash_of_before_keeps_working_and_becomes_argon2(real_password_hasher):
+    user = User.objects.create(username="zp", password=make_password("secret", hasher="pbkdf2_sha256"))
+    with pytest.raises(AuthenticationFailed):
+        user_authenticate(nick="zp", password="guess")
+    user.refresh_from_db()
+    assert user.password.startswith("pbkdf2_sha256$")  # a wrong password changes nothing
+    assert user_authenticate(nick="zp", password="secret") == user.pk
+    user.refresh_from_db()
+    assert user.password.startswith("argon2$") and check_password("secret", user.password)
 
 
 def redis_cache(url: str) -> dict:

@@ -76,7 +76,7 @@ def test_register_stores_only_a_password_hash(api):
     api("register", {"nick": "zp", "password": "secret"})
     stored = User.objects.get(username="zp").password
     assert "secret" not in stored
-    assert stored.startswith("md5$")  # the hasher the tests use; production uses Django's default (PBKDF2)
+    assert stored.startswith("md5$")  # the hasher the tests use; production uses Argon2
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ from django.contrib.auth.hashers import check_password, identify_hasher
 from django.db import connection
 
 from core import interpreter
+from tabsite import settings as project_settings
 
 from .live import ROOT
 
@@ -53,7 +54,7 @@ def test_debug_is_off_unless_asked():
 
 @pytest.mark.django_db
 def test_passwords_are_stored_only_as_django_hashes(api, settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]
+    settings.PASSWORD_HASHERS = project_settings.PASSWORD_HASHERS
     passwords = {"zp": "zp-secret-1", "jpleal": "jpleal-secret-2"}
     for nick, password in passwords.items():
         assert api("register", {"nick": nick, "password": password}) == (200, {})
@@ -67,7 +68,7 @@ def test_passwords_are_stored_only_as_django_hashes(api, settings):
             assert not any(password in text for password in passwords.values()), table
         cursor.execute('SELECT username, password FROM "auth_user"')
         for nick, stored in cursor.fetchall():
-            assert identify_hasher(stored).algorithm == "pbkdf2_sha256"
+            assert identify_hasher(stored).algorithm == "argon2"
             assert check_password(passwords[nick], stored)
 
 
