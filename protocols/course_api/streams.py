@@ -70,7 +70,16 @@ KEEPALIVE = b": ping\n\n"
 # (seconds), so with thousands of streams the garbage collector kept finding and promoting them. It wakes only the
 # streams quiet for a whole period, so that their comment lines stay spread out as the streams' own activity is.
 # It also renews the streams' slots (core/limits.py): one trip to a worker thread a tick for all, not one a stream.
-_pinged: weakref.WeakSet[Subscription] = weakref.WeakSet()
+class _Follower(Subscription):
+    """A stream's subscription, with what the keep-alive timer needs: when it last sent, and its stream slot."""
+
+    def __init__(self, public_id: str, slot: limits.StreamSlot):
+        super().__init__(public_id)
+        self.slot = slot
+        self.last_sent = 0.0
+
+
+_pinged: weakref.WeakSet[_Follower] = weakref.WeakSet()
 _pinger: asyncio.Task | None = None
 
 
@@ -95,7 +104,7 @@ async def _ping_forever() -> None:
                 logger.exception("renewing %d stream slots failed", len(slots))
 
 
-def _ping_regularly(subscription: Subscription) -> None:
+def _ping_regularly(subscription: _Follower) -> None:
     global _pinger
     loop = asyncio.get_running_loop()
     subscription.last_sent = loop.time()
@@ -105,8 +114,7 @@ def _ping_regularly(subscription: Subscription) -> None:
 
 
 async def _stream(game_pk: int, public_id: str, slot: limits.StreamSlot) -> AsyncIterator[bytes]:
-    subscription = Subscription(public_id)
-    subscription.slot = slot
+    subscription = _Follower(public_id, slot)
     try:
         await subscription.ready()
         sent, final, message = await _current(game_pk)
