@@ -98,10 +98,16 @@ def seat_on_turn(game: Game, state: object = None) -> tuple[int | None, int | No
     return seat, None if seat is None else _seats(game)[seat]
 
 
-def _forfeit(game: Game, *, loser: int | None, ending: str, now: datetime) -> None:
+def _forfeit(game: Game, *, loser: int | None, ending: str, now: datetime, counted: bool = True) -> None:
     """End a game in play off the board: the opponent of the seat `loser` wins (no one, without a loser)."""
     winner_id = None if loser is None else _seats(game)[1 - loser]
-    _finish(game, winner_id=winner_id, ending=ending, now=now)
+    _finish(game, winner_id=winner_id, ending=ending, now=now, counted=counted)
+
+
+def _started_only(game: Game) -> bool:
+    """Return whether nobody has acted in the game since it started (its version counts its log's entries, and
+    created and started are the first two)."""
+    return game.version <= 2
 
 
 def _ending(outcome: Outcome) -> str:
@@ -111,7 +117,7 @@ def _ending(outcome: Outcome) -> str:
     return Game.Ending.DRAW if outcome.is_draw else Game.Ending.WIN
 
 
-def _finish(game: Game, *, winner_id: int | None, ending: str, now: datetime) -> None:
+def _finish(game: Game, *, winner_id: int | None, ending: str, now: datetime, counted: bool = True) -> None:
     was_playing = game.status == Game.Status.PLAYING
     game.status = Game.Status.FINISHED
     game.winner_id = winner_id
@@ -119,8 +125,10 @@ def _finish(game: Game, *, winner_id: int | None, ending: str, now: datetime) ->
     game.finished_at = now
     game.deadline = None
     # A game in play ends without a winner only when an administrator annuls it: then it counts for no one. Nor
-    # does a game against the computer: it is practice.
-    if was_playing and winner_id is not None and not any(is_computer(user_id) for user_id in _seats(game)):
+    # does a game against the computer (it is practice), nor one left before anybody acted (`counted`: else two
+    # accounts could mint victories by join, join, leave).
+    computer = any(is_computer(user_id) for user_id in _seats(game))
+    if was_playing and counted and winner_id is not None and not computer:
         ranking_record(
             group=game.group,
             size=game.size,
@@ -186,7 +194,8 @@ def game_leave(*, public_id: str, user_id: int) -> None:
         if game.status == Game.Status.WAITING:
             _finish(game, winner_id=None, ending=Game.Ending.CANCELLED, now=now)
         else:
-            _forfeit(game, loser=seat, ending=Game.Ending.LEAVE, now=now)
+            # The opponent wins, as the protocol says, but a game nobody played counts for no ranking.
+            _forfeit(game, loser=seat, ending=Game.Ending.LEAVE, now=now, counted=not _started_only(game))
         _record(game, GameEvent.Kind.LEAVE, user_id, {}, now)
 
 
@@ -275,7 +284,8 @@ def games_recompute() -> dict[str, int]:
                 game.winner_id = winner_id
                 game.save(update_fields=["winner"])
                 corrected += 1
-            if winner_id is not None:
+            played = any(entry["kind"] not in history.PLATFORM_KINDS for entry in entries)
+            if winner_id is not None and (played or entries[-1]["kind"] != GameEvent.Kind.LEAVE):
                 results.append((game.group, game.size, game.initial_player_id, game.second_player_id, winner_id))
         rankings_rebuild(results)
     return {"games": len(results), "corrected": corrected}

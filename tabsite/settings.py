@@ -309,7 +309,8 @@ TAB_JOIN_PER_MINUTE = env_int("TAB_JOIN_PER_MINUTE", 1200)
 # Update streams open at once for one nick (a player has one per game; a few tabs are fine).
 TAB_STREAMS_PER_NICK = env_int("TAB_STREAMS_PER_NICK", 10)
 # Password hashes: at most this many per client address and minute, on this many threads, with this many more
-# waiting at most (accounts/hashing.py).
+# waiting at most (accounts/hashing.py): 32 is about two seconds of Argon2's work on two cores, room for a
+# classroom logging in at once.
 TAB_HASHES_PER_MINUTE = env_int("TAB_HASHES_PER_MINUTE", 60)
 TAB_HASHING_THREADS = env_int("TAB_HASHING_THREADS", os.cpu_count() or 1, minimum=1)
-TAB_HASHING_QUEUE = env_int("TAB_HASHING_QUEUE", os.cpu_count() or 1)
+TAB_HASHING_QUEUE = env_int("TAB_HASHING_QUEUE", 32)

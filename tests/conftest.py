@@ -164,6 +164,16 @@ def gunicorn(live_databases, tmp_path):
         server.stop()
 
 
+def first_throw(public_id: str) -> None:
+    """The player on turn throws the sticks: the game has been played, so that a leave now counts in the rankings
+    (a game left before anybody acted counts for no one)."""
+    from games.models import Game
+    from games.rules import tab
+    from games.services import game_act, seat_on_turn
+
+    game_act(public_id=public_id, user_id=seat_on_turn(Game.objects.get(public_id=public_id))[1], action=tab.Roll())
+
+
 def play_to_the_end(api: Api, game: str, rng, max_actions: int = 5000) -> dict:
     """Play random legal actions for whichever player is on turn until the game ends; return its last message."""
     from games.models import Game

@@ -189,6 +189,7 @@ def test_leave_while_waiting_ends_without_winner(zp_and_jpleal):
 
 def test_leave_during_game_gives_the_opponent_the_victory(started, api):
     play, game_id = started
+    assert play("zp", "roll", game=game_id) == (200, {})
     assert play("zp", "leave", game=game_id) == (200, {})
     game = game_of(game_id)
     assert (game.status, game.winner.username, game.ending) == ("finished", "jpleal", "leave")
@@ -376,13 +377,16 @@ def test_scoreboard_examples(api):
 
 def test_scoreboard_after_two_games(started, api):
     play, game_id = started
+    play("zp", "roll", game=game_id)
     play("zp", "leave", game=game_id)
     _, second = play("zp", "join", group=99, size=9)
     play("jpleal", "join", group=99, size=9)
+    play("zp", "roll", game=second["game"])
     play("jpleal", "leave", game=second["game"])
     # Another group and size keep their own tables.
     _, third = play("zp", "join", group=98, size=9)
     play("jpleal", "join", group=98, size=9)
+    play("zp", "roll", game=third["game"])
     play("jpleal", "leave", game=third["game"])
     assert api("ranking", {"group": 99, "size": 9}) == (
         200,
@@ -523,3 +527,13 @@ def test_each_kind_of_update_message_has_exactly_its_keys(started, zp_and_jpleal
     _, body = zp_and_jpleal("zp", "join", group=5, size=7)
     zp_and_jpleal("zp", "leave", game=body["game"])
     assert game_message(game_of(body["game"])) == {"winner": None}  # a waiting game that ended
+
+
+def test_a_game_left_before_anybody_acted_counts_for_no_one(started, api):
+    """The opponent wins, as the protocol says; but two accounts must not mint victories by join, join, leave."""
+    from protocols.course_api.snapshots import game_message
+
+    play, game_id = started
+    assert play("jpleal", "leave", game=game_id) == (200, {})
+    assert game_message(game_of(game_id))["winner"] == "zp"
+    assert api("ranking", {"group": 99, "size": 9}) == (200, {"ranking": []})

@@ -13,7 +13,7 @@ from games.models import Game, GameEvent
 from games.services import game_end, game_expire_due, game_leave
 from rankings.models import Ranking, Rating
 
-from .conftest import play_to_the_end
+from .conftest import first_throw, play_to_the_end
 
 pytestmark = pytest.mark.django_db
 
@@ -24,7 +24,9 @@ def played(api, alice, bob, charlie, start_game, settings):
     games = [start_game(group=1, size=7) for _ in range(2)]
     for game in games:
         play_to_the_end(api, game, random.Random(len(game)))
-    game_leave(public_id=start_game(group=1, size=7), user_id=alice.pk)
+    left = start_game(group=1, size=7)
+    first_throw(left)
+    game_leave(public_id=left, user_id=alice.pk)
     timed_out = start_game(group=2, size=9)
     game_expire_due(now=timezone.now() + timedelta(seconds=settings.TAB_TURN_TIMEOUT + 1))
     game_end(public_id=start_game(group=2, size=9), opponent_wins=True)

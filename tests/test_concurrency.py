@@ -202,6 +202,7 @@ def test_both_players_leaving_at_once_end_the_game_once(server):
     rounds = 5
     for _ in range(rounds):
         game = started_game(server, group=5)
+        assert server.call("roll", **credentials("alice"), game=game) == (200, {})  # played: the result counts
         answers = at_once(server, [("leave", {**credentials(nick), "game": game}) for nick in ("alice", "bob")])
         assert sorted(answers, key=lambda answer: answer[0]) == [(200, {}), (400, {"error": "The game is over"})]
         leaver, stayer = ("alice", "bob") if answers[0][0] == 200 else ("bob", "alice")

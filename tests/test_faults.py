@@ -90,6 +90,7 @@ def test_a_server_killed_in_the_middle_of_games_loses_nothing(start_server, live
     playing, idle, done = (Table(server, group) for group in (1, 2, 3))
     playing.play(server, 30, rng)
     idle.play(server, 5, rng)
+    assert done.act(server, done.nicks[0], "roll", game=done.game) == (200, {})  # played: the result counts
     assert done.act(server, done.nicks[1], "leave", game=done.game) == (200, {})
 
     # Kill the server while a player keeps acting: a request may be cut in the middle. Until the kill every answer

@@ -13,7 +13,7 @@ from games.models import Game
 from games.services import game_join, game_leave
 from rankings import pages as ranking_pages
 
-from .conftest import play_to_the_end
+from .conftest import first_throw, play_to_the_end
 from .factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -38,6 +38,7 @@ def duel(winner, loser, *, group: int = 1, size: int = 7) -> Game:
     """A game between two players that ends when `loser` leaves it."""
     game = game_join(user_id=winner.pk, group=group, size=size)
     game_join(user_id=loser.pk, group=group, size=size)
+    first_throw(game.public_id)
     game_leave(public_id=game.public_id, user_id=loser.pk)
     return game
 

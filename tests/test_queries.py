@@ -65,6 +65,7 @@ def test_join_queries(api, alice, bob):
 
 
 def test_ranking_is_one_query(api, game):
+    api.as_player("alice")("roll", game=game)
     api.as_player("bob")("leave", game=game)
     with assert_queries(1):
         status, body = api("ranking", {"group": 1, "size": 9})

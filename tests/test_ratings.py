@@ -9,7 +9,7 @@ from rankings import glicko2
 from rankings.models import Ranking, Rating
 from rankings.selectors import ranking_top
 
-from .conftest import play_to_the_end
+from .conftest import first_throw, play_to_the_end
 
 
 def test_glickmans_worked_example():
@@ -58,9 +58,10 @@ def test_a_game_won_on_the_board_updates_both_ratings(api, alice, bob, start_gam
 
 @pytest.mark.django_db
 def test_ratings_are_per_board_size_across_groups(api, alice, bob, start_game):
-    game_leave(public_id=start_game(group=1, size=7), user_id=bob.pk)
-    game_leave(public_id=start_game(group=2, size=7), user_id=bob.pk)
-    game_leave(public_id=start_game(group=1, size=9), user_id=alice.pk)
+    for group, size, leaver in ((1, 7, bob), (2, 7, bob), (1, 9, alice)):
+        game = start_game(group=group, size=size)
+        first_throw(game)
+        game_leave(public_id=game, user_id=leaver.pk)
     by_size = {(r.player.username, r.size): (r.games, r.victories) for r in Rating.objects.select_related("player")}
     assert by_size == {("alice", 7): (2, 2), ("bob", 7): (2, 0), ("alice", 9): (1, 0), ("bob", 9): (1, 1)}
     alice_7 = Rating.objects.get(player=alice, size=7)
@@ -70,7 +71,9 @@ def test_ratings_are_per_board_size_across_groups(api, alice, bob, start_game):
 
 @pytest.mark.django_db
 def test_the_ranking_function_is_unchanged_by_ratings(api, alice, bob, start_game):
-    game_leave(public_id=start_game(group=3, size=7), user_id=bob.pk)
+    game = start_game(group=3, size=7)
+    first_throw(game)
+    game_leave(public_id=game, user_id=bob.pk)
     assert ranking_top(group=3, size=7) == [
         {"nick": "alice", "victories": 1, "games": 1},
         {"nick": "bob", "victories": 0, "games": 1},
