@@ -66,6 +66,7 @@ def _find(public_id: str, nick: str) -> tuple[Game | None, bool]:
 
 KEEPALIVE = b": ping\n\n"
 
+
 # One timer for every stream of the process, not one per stream and wait: each wait's timer lived until the next event
 # (seconds), so with thousands of streams the garbage collector kept finding and promoting them. It wakes only the
 # streams quiet for a whole period, so that their comment lines stay spread out as the streams' own activity is.
