@@ -145,6 +145,7 @@ def test_a_game_in_play_is_watched_live(start_server, page):
 def test_the_pages_link_to_each_other(start_server, page):
     server = start_server()
     game = pair(server)
+    assert server.call("roll", nick="alice", password=PASSWORD, game=game)[0] == 200  # played: the result counts
     server.call("leave", nick="bob", password=PASSWORD, game=game)
     page.goto(server.url + "/")
     page.click(".topbar-links >> text=Rankings")
