@@ -30,7 +30,7 @@ class HashingGate:
     """Run hashing functions on `threads` threads, with at most `waiting` more admitted to wait for one."""
 
     def __init__(self, threads: int, waiting: int):
-        self.capacity = threads + waiting
+        self.threads, self.capacity = threads, threads + waiting
         self.admitted = 0
         self.lock = threading.Lock()
         self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="password-hashing")
@@ -58,6 +58,6 @@ def gate() -> HashingGate:
     global _gate
     threads, waiting = settings.TAB_HASHING_THREADS, settings.TAB_HASHING_QUEUE
     with _gate_lock:
-        if _gate is None or _gate.capacity != threads + waiting or _gate.executor._max_workers != threads:
+        if _gate is None or (_gate.threads, _gate.capacity) != (threads, threads + waiting):
             _gate = HashingGate(threads, waiting)
         return _gate

@@ -32,6 +32,8 @@ DEADLINE_MARGIN = timedelta(seconds=2)
 # Tries to act on a match that changed while the computer thought (the action it chose no longer fits).
 ATTEMPTS = 5
 
+_LEVEL_OF_NAME = {name: level for level, name in LEVELS.items()}
+
 _executor: ThreadPoolExecutor | None = None
 _rng = secrets.SystemRandom()
 
@@ -51,8 +53,7 @@ def level_of(user_id: int | None) -> int | None:
     """Return the level of the computer player with this account, or None for a person."""
     if not is_computer(user_id):
         return None
-    names = {name: level for level, name in LEVELS.items()}
-    return names.get(nick_of(user_id).removeprefix("computer-"))
+    return _LEVEL_OF_NAME.get(nick_of(user_id).removeprefix("computer-"))
 
 
 def after_change(public_id: str, user_on_turn: int | None) -> None:
