@@ -5,7 +5,6 @@ Both are coroutines, because they run in two kinds of thread: the database work 
 a worker thread, so that hashing never holds up the games of other players.
 """
 
-import re
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
@@ -17,14 +16,12 @@ from core.dbthread import in_database_thread as _in_database_thread
 from core.errors import Refusal
 
 from . import credentials, hashing
+from .models import NickKey
+from .nickrule import NICK_RULE_TEXT, nick_is_valid, nick_key
 
 User = get_user_model()
 
-NICK_MAX_LENGTH = 32
 PASSWORD_MAX_LENGTH = 128
-# A new nick: letters of any script, digits, '.', '_' and '-' (\w is Unicode-aware: letters, digits and '_').
-NICK_RULE = re.compile(rf"[\w.-]{{1,{NICK_MAX_LENGTH}}}")
-NICK_RULE_TEXT = f"a nick is 1 to {NICK_MAX_LENGTH} letters, digits, '.', '_' or '-'"
 
 
 class AuthenticationFailed(Refusal):
@@ -35,10 +32,6 @@ class AuthenticationFailed(Refusal):
 
 class InvalidNick(Refusal):
     """A new account's nick breaks the rule; str() is the message for the client (400)."""
-
-
-def nick_is_valid(nick: str) -> bool:
-    return NICK_RULE.fullmatch(nick) is not None
 
 
 def remembered_user_id(nick: str, password: str) -> int | None:
@@ -60,11 +53,20 @@ def _stored_account(nick: str) -> StoredAccount | None:
     return None if row is None else StoredAccount(*row)
 
 
+def _nick_taken_as(nick: str) -> str | None:
+    """Return the nick of the account whose nick is the same as `nick` under the nick rule, if there is one."""
+    return NickKey.objects.filter(key=nick_key(nick)).values_list("user__username", flat=True).first()
+
+
 def _account_create(nick: str, encoded: str) -> int | None:
     """Create the account with an already hashed password; return its id, or None if the nick is taken."""
+    user = User(username=nick, password=encoded)
+    # The nick's key is taken with it, or not at all (accounts/signals.py).
+    user._nick_key_strict = True
     try:
         with transaction.atomic():
-            return User.objects.create(username=nick, password=encoded).pk
+            user.save()
+            return user.pk
     except IntegrityError:
         return None
 
@@ -99,12 +101,20 @@ async def user_register(*, nick: str, password: str) -> int:
         # Accounts made before the rule keep working: for them, registering again is a password check.
         if not nick_is_valid(nick):
             raise InvalidNick(f"Invalid nick: {NICK_RULE_TEXT}")
+        await _refuse_taken(nick)
         user_id = await _in_database_thread(_account_create)(nick, await _hashing(password))
         if user_id is not None:
             await _in_database_thread(credentials.remember)(nick, password, user_id)
             return user_id
+        await _refuse_taken(nick)
     # Registered before, or meanwhile: then this is a password check (the remembered pairs were looked up above).
     return await user_verify(nick=nick, password=password)
+
+
+async def _refuse_taken(nick: str) -> None:
+    other = await _in_database_thread(_nick_taken_as)(nick)
+    if other is not None and other != nick:
+        raise InvalidNick(f"Invalid nick: the same nick as '{other}', already registered")
 
 
 async def user_authenticate(*, nick: str, password: str) -> int:

@@ -1,9 +1,11 @@
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from . import credentials
+from .models import NickKey
+from .nickrule import nick_key
 
 User = get_user_model()
 
@@ -15,3 +17,24 @@ def forget_credentials(sender, instance, **kwargs) -> None:
     credentials.forget(instance.get_username())
     # A request that verified the old password may still be writing its entry: drop it once more after commit.
     transaction.on_commit(lambda: credentials.forget(instance.get_username()))
+
+
+@receiver(post_save, sender=User)
+def keep_nick_key(sender, instance, created: bool, raw: bool = False, update_fields=None, **kwargs) -> None:
+    """Give every account the key of its nick (accounts/nickrule.py), whatever made or renamed it.
+
+    A registration takes the key or fails (`_nick_key_strict`); an account made or renamed another way (the admin,
+    createsuperuser, the computer players) whose nick is taken gets a key of its own, as older accounts did."""
+    if raw or (update_fields is not None and "username" not in update_fields):
+        return
+    key = nick_key(instance.get_username())
+    if getattr(instance, "_nick_key_strict", False):
+        NickKey.objects.create(user=instance, key=key)
+        return
+    if not created and NickKey.objects.filter(user=instance, key__in=[key, f"{key}#{instance.pk}"]).exists():
+        return
+    try:
+        with transaction.atomic():
+            NickKey.objects.update_or_create(user=instance, defaults={"key": key})
+    except IntegrityError:
+        NickKey.objects.update_or_create(user=instance, defaults={"key": f"{key}#{instance.pk}"})

@@ -13,7 +13,9 @@ from .live import Server
 
 pytestmark = pytest.mark.server
 
-NICK_RULE = "Invalid nick: a nick is 1 to 32 letters, digits, '.', '_' or '-'"
+NICK_RULE = (
+    "Invalid nick: a nick is 1 to 32 letters, digits, '.', '_' or '-', without look-alike letters of another script"
+)
 LIMIT = 64 * 1024
 TOO_LARGE = {"error": f"Request body too large: at most {LIMIT} bytes"}
 
@@ -38,7 +40,12 @@ def nicks_stored(server: Server, *nicks: str) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    "nick", ["zp", "jpleal", "Élodie", "张伟", "Jürgen_2", "a.b-c_d", "0", "x" * 32, "ΑΒΓ", "иван", "_-."]
+    "nick",
+    [
+        *("zp", "jpleal", "Élodie", "张伟", "Jürgen_2", "a.b-c_d", "0", "x" * 32, "ΑΒΓ", "иван", "_-."),
+        # Letters with combining marks: decomposed accents, Devanagari and Tamil vowel signs.
+        *("e\u0301", "N\u0303andu\u0301", "हिन्दी", "தமிழ்", "Кирилл"),
+    ],
 )
 def test_register_accepts_nicks_of_letters_digits_and_dot_underscore_dash(server, nick):
     assert server.call("register", nick=nick, password="secret") == (200, {})
@@ -46,11 +53,38 @@ def test_register_accepts_nicks_of_letters_digits_and_dot_underscore_dash(server
 
 
 @pytest.mark.parametrize(
-    "nick", ["a b", " zp", "zp ", "a@b", "a+b", "<script>", "a/b", "🎲", "tab\t", "x\ny", "e\u0301", "a'b", "%41"]
+    "nick",
+    [
+        *("a b", " zp", "zp ", "a@b", "a+b", "<script>", "a/b", "🎲", "tab\t", "x\ny", "\u0301e", "a'b", "%41"),
+        # Latin and Cyrillic letters that look alike, mixed: a nick made to pass for another.
+        *("раураl", "kiрill", "\u200bzp"),
+    ],
 )
 def test_register_refuses_other_nicks_with_the_rule(server, nick):
     assert server.call("register", nick=nick, password="secret") == (400, {"error": NICK_RULE})
     assert nicks_stored(server, nick) == []
+
+
+@pytest.mark.parametrize(
+    ("first", "again"),
+    [
+        ("ana", "Ana"),
+        ("bea", "ＢＥＡ"),  # full-width
+        ("fiona", "ﬁona"),  # the ligature
+        ("\u212aelvin", "kelvin"),  # the Kelvin sign
+        ("김철수", "\u1100\u1175\u11b7\u110e\u1165\u11af\u1109\u116e"),  # composed, then decomposed Hangul
+        ("N\u0303andu\u0301-2", "Ñandú-2"),
+    ],
+)
+def test_a_nick_that_is_another_accounts_nick_in_other_clothes_is_refused(server, first, again):
+    assert server.call("register", nick=first, password="secret") == (200, {})
+    assert server.call("register", nick=again, password="secret") == (
+        400,
+        {"error": f"Invalid nick: the same nick as '{first}', already registered"},
+    )
+    assert nicks_stored(server, first, again) == [first]
+    # The account itself is unchanged: registering again with its own nick is a password check, as ever.
+    assert server.call("register", nick=first, password="secret") == (200, {})
 
 
 def test_accounts_older_than_the_rule_keep_working(server):
