@@ -55,7 +55,7 @@ def main() -> int:
     from django.utils import timezone
 
     from games import sweeper
-    from games.models import Game
+    from games.models import Game, Seat
     from games.rules import tab
     from games.services import game_expire_due
 
@@ -66,14 +66,13 @@ def main() -> int:
     )
     now = timezone.now()
     state = tab.State.new(9).to_json()
-    Game.objects.bulk_create(
+    games = Game.objects.bulk_create(
         [
             Game(
-                group=1,
-                size=9,
+                options={"size": 9},
+                variant="9",
+                pool="1",
                 status=Game.Status.PLAYING,
-                initial_player=players[2 * index],
-                second_player=players[2 * index + 1],
                 state=state,
                 started_at=now,
                 deadline=now + timedelta(hours=1),
@@ -81,6 +80,14 @@ def main() -> int:
             for index in range(args.games)
         ],
         batch_size=1000,
+    )
+    Seat.objects.bulk_create(
+        [
+            Seat(game=game, index=seat, user=players[2 * index + seat])
+            for index, game in enumerate(games)
+            for seat in (0, 1)
+        ],
+        batch_size=2000,
     )
     print(f"[deadlines] {args.games:,} games in play created in {time.monotonic() - started:.0f} s", file=sys.stderr)
 

@@ -1,16 +1,39 @@
 from django.contrib import admin, messages
 
-from .models import Game, GameEvent
+from .models import Game, GameEvent, Seat
 from .services import GameError, game_end
 
 
 class GameEventInline(admin.TabularInline):
     model = GameEvent
-    fields = ("seq", "kind", "player", "data", "created_at")
+    fields = ("seq", "entry", "player", "data", "created_at")
     readonly_fields = fields
     extra = 0
     can_delete = False
     ordering = ("seq",)
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("game", "player")
+
+    @admin.display(description="kind")
+    def entry(self, event: GameEvent) -> str:
+        """The entry's meaning in words: the platform's, or its game's engine's."""
+        return event.get_kind_display()
+
+
+class SeatInline(admin.TabularInline):
+    model = Seat
+    fields = ("index", "user", "rank", "clock_ms")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    ordering = ("index",)
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False
@@ -23,21 +46,29 @@ class GameEventInline(admin.TabularInline):
 class GameAdmin(admin.ModelAdmin):
     list_display = (
         "public_id",
-        "group",
-        "size",
+        "kind",
+        "variant",
+        "pool",
         "status",
-        "initial_player",
-        "second_player",
+        "players_shown",
         "winner",
         "ending",
         "created_at",
         "finished_at",
     )
-    list_filter = ("status", "ending", "size", "group")
-    search_fields = ("public_id", "initial_player__username", "second_player__username")
-    list_select_related = ("initial_player", "second_player", "winner")
+    list_filter = ("kind", "status", "ending", "variant", "pool")
+    search_fields = ("public_id", "seats__user__username")
+    list_select_related = ("winner",)
     date_hierarchy = "created_at"
-    inlines = [GameEventInline]
+    inlines = [SeatInline, GameEventInline]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("seats__user")
+
+    @admin.display(description="players")
+    def players_shown(self, game: Game) -> str:
+        return " vs ".join(user.username for user in game.players)
+
     actions = ["end_player_on_turn_loses", "end_with_no_result"]
 
     # Games change only through the game services, never by hand, so that the move log stays the truth.

@@ -21,7 +21,7 @@ class LogError(ValueError):
     """A log that the rules cannot replay."""
 
 
-def _seat_of(entry: Mapping[str, Any], seats: list[int | None]) -> int:
+def _seat_of(entry: Mapping[str, Any], seats: list[int]) -> int:
     try:
         return seats.index(entry["player"])
     except ValueError:
@@ -29,7 +29,7 @@ def _seat_of(entry: Mapping[str, Any], seats: list[int | None]) -> int:
 
 
 def replay(
-    kind: str, options: Mapping[str, Any], seats: list[int | None], entries: Iterable[Mapping[str, Any]]
+    kind: str, options: Mapping[str, Any], seats: list[int], entries: Iterable[Mapping[str, Any]]
 ) -> Iterator[tuple[Mapping[str, Any], Any]]:
     """Yield each entry of a log ({seq, kind, player, data}) with the position right after it, from the start.
     `seats` holds the user id in each seat, seat 0 first."""
@@ -50,22 +50,40 @@ def replay(
             yield entry, state
 
 
-def winner_seat(
-    kind: str, options: Mapping[str, Any], seats: list[int | None], entries: list[Mapping[str, Any]]
-) -> int | None:
-    """Return the seat of the winner that a finished game's log proves, or None when no one won."""
+def forfeit_ranks(seats: int, loser: int) -> tuple[int, ...]:
+    """Return the ranks of a game that `loser` forfeited: last place to them, first shared by the others (in a game
+    for two, the opponent wins)."""
+    return tuple(2 if seat == loser else 1 for seat in range(seats))
+
+
+def end_data(seats: int, loser: int | None) -> dict[str, int | None]:
+    """Return the log details of an administrator's end: the losing seat (None: no result), and in a game for two
+    the winning one, as logs before seats were generic name it."""
+    data: dict[str, int | None] = {"loser": loser}
+    if seats == 2:
+        data["winner"] = None if loser is None else 1 - loser
+    return data
+
+
+def final_ranks(
+    kind: str, options: Mapping[str, Any], seats: list[int], entries: list[Mapping[str, Any]]
+) -> tuple[int, ...] | None:
+    """Return each seat's rank that a finished game's log proves, or None when it ended with no result."""
     last_state = None
     for _, state in replay(kind, options, seats, entries):
         last_state = state
     if last_state is None:
-        # Never started: it ended while waiting for an opponent.
+        # Never started: it ended while waiting for players.
         return None
     last = entries[-1]
     if last["kind"] in FORFEITS:
-        return 1 - _seat_of(last, seats)
+        return forfeit_ranks(len(seats), _seat_of(last, seats))
     if last["kind"] == "end":
-        return last["data"].get("winner")
+        loser = last["data"].get("loser")
+        if loser is None and last["data"].get("winner") is not None and len(seats) == 2:
+            loser = 1 - last["data"]["winner"]
+        return None if loser is None else forfeit_ranks(len(seats), loser)
     outcome = find_engine(kind).outcome(last_state)
     if outcome is None:
         raise LogError(f"the log of a finished game ends with {last['kind']!r}, and the game goes on")
-    return outcome.winner
+    return outcome.ranks

@@ -3,6 +3,8 @@ import secrets
 from django.conf import settings
 from django.db import models
 
+from .rules import UnknownGame, find_engine
+
 
 def new_public_id() -> str:
     """Return a random, unguessable game id (128 bits)."""
@@ -40,16 +42,19 @@ class Game(models.Model):
     public_id = models.CharField(max_length=32, unique=True, default=new_public_id, editable=False)
     # The game it is a match of: the key of its engine in games.rules.ENGINES.
     kind = models.CharField(max_length=20, default="tab")
-    group = models.PositiveIntegerField()
-    size = models.PositiveSmallIntegerField()
+    # The engine's options (Tâb: {"size": 9}), and the part of them that is rated apart (`Engine.variant`: "9").
+    options = models.JSONField(default=dict, blank=True)
+    variant = models.CharField(max_length=20, blank=True, default="")
+    # Where players meet and are ranked, in the transport's terms (Tâb: the course group, "5"); empty for matches
+    # that belong to no pool (practice against the computer).
+    pool = models.CharField(max_length=40, blank=True, default="")
+    # How many seats the match has; it starts when they are all taken (the players are its Seat rows).
+    seat_count = models.PositiveSmallIntegerField(default=2)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING)
-    initial_player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    second_player = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True, blank=True
-    )
     state = models.JSONField(null=True, blank=True)
     version = models.PositiveIntegerField(default=0)
     deadline = models.DateTimeField(null=True, blank=True)
+    # The one player ranked first, when one is (every seat's rank is on its Seat).
     winner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True, blank=True
     )
@@ -60,44 +65,95 @@ class Game(models.Model):
 
     class Meta:
         indexes = [
-            # Pairing looks for the oldest game waiting in a (group, size).
+            # Pairing looks for the oldest match waiting in a (kind, variant, pool).
             models.Index(
-                fields=["group", "size", "created_at"], name="game_waiting_idx", condition=models.Q(status="waiting")
+                fields=["kind", "variant", "pool", "created_at"],
+                name="game_waiting_idx",
+                condition=models.Q(status="waiting"),
             ),
             # The sweeper looks only at games whose deadline has passed.
             models.Index(fields=["deadline"], name="game_deadline_idx", condition=models.Q(deadline__isnull=False)),
             # The history pages list the games that started, newest first: all of them, or a player's.
             models.Index(fields=["-started_at"], name="game_started_idx", condition=models.Q(started_at__isnull=False)),
-            models.Index(fields=["initial_player", "-started_at"], name="game_initial_player_idx"),
-            models.Index(fields=["second_player", "-started_at"], name="game_second_player_idx"),
         ]
 
     def __str__(self) -> str:
         return f"{self.public_id} ({self.get_status_display()})"
 
     @property
+    def seat_user_ids(self) -> list[int]:
+        """Return the user id in each seat taken, seat 0 first (read once; services keep it up to date)."""
+        if "_seat_user_ids" not in self.__dict__:
+            if self.pk is None:
+                self._seat_user_ids = []
+            else:
+                # The prefetched seats when a list fetched them along, else one query.
+                seats = sorted(self.seats.all(), key=lambda seat: seat.index)
+                self._seat_user_ids = [seat.user_id for seat in seats]
+        return self._seat_user_ids
+
+    @property
+    def title(self) -> str:
+        """Return the game's name, for people ("Tâb")."""
+        try:
+            return find_engine(self.kind).title
+        except UnknownGame:
+            return self.kind
+
+    @property
+    def variant_label(self) -> str:
+        """Return the variant's label, for people ("9 columns")."""
+        try:
+            return find_engine(self.kind).variant_label(self.variant)
+        except UnknownGame:
+            return self.variant
+
+    @property
     def players(self) -> list:
-        return [player for player in (self.initial_player, self.second_player) if player is not None]
+        """Return the users in the seats, seat 0 first (prefetch `seats__user` for lists)."""
+        return [seat.user for seat in sorted(self.seats.all(), key=lambda seat: seat.index)]
+
+
+class Seat(models.Model):
+    """A player's place in a match: which seat, their clock where the game has one, and their final rank."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    index = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="seats")
+    # Milliseconds left on the player's clock, in games with a clock per player (None in the others).
+    clock_ms = models.PositiveIntegerField(null=True, blank=True)
+    # 1 is first, equal ranks share a place; None until the match ends, and in matches that ended with no result.
+    rank = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["game", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "index"], name="seat_index_unique"),
+            models.UniqueConstraint(fields=["game", "user"], name="seat_user_unique"),
+        ]
+        # A player's games, for their page and their waiting matches.
+        indexes = [models.Index(fields=["user", "game"], name="seat_user_idx")]
+
+    def __str__(self) -> str:
+        return f"seat {self.index} of {self.game_id}: {self.user_id}"
 
 
 class GameEvent(models.Model):
-    """One entry of a game's log: every throw, selection, move, pass, leave and timeout, in order."""
+    """One entry of a game's log, in order: the platform's (created, started, left, …) and every action the game's
+    engine applied, with the JSON details it wrote (`Played`), which a replay gives back to the engine."""
 
     class Kind(models.TextChoices):
+        """The platform's entries; the others are named by the game's engine (`Engine.action_labels`)."""
+
         CREATE = "create", "created, waiting for an opponent"
         START = "start", "paired, game started"
-        THROW = "throw", "threw the sticks"
-        SELECT = "select", "selected a piece"
-        DESELECT = "deselect", "cancelled the selection"
-        MOVE = "move", "moved a piece"
-        PASS = "pass", "passed the turn"
         LEAVE = "leave", "left"
         TIMEOUT = "timeout", "ran out of time"
         END = "end", "ended by an administrator"
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
     seq = models.PositiveIntegerField()
-    kind = models.CharField(max_length=10, choices=Kind.choices)
+    kind = models.CharField(max_length=20)
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True)
     data = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -109,15 +165,25 @@ class GameEvent(models.Model):
     def __str__(self) -> str:
         return f"#{self.seq} {self.kind}"
 
+    def get_kind_display(self) -> str:
+        """Return what the entry means, for people: the platform's words or the game's engine's."""
+        if self.kind in self.Kind.values:
+            return self.Kind(self.kind).label
+        try:
+            return find_engine(self.game.kind).action_labels.get(self.kind, self.kind)
+        except UnknownGame:
+            return self.kind
+
 
 class WaitingRoom(models.Model):
-    """One row per (group, size): joins lock it so that two simultaneous joins pair with each other."""
+    """One row per (kind, variant, pool): joins lock it so that two simultaneous joins pair with each other."""
 
-    group = models.PositiveIntegerField()
-    size = models.PositiveSmallIntegerField()
+    kind = models.CharField(max_length=20, default="tab")
+    variant = models.CharField(max_length=20, blank=True, default="")
+    pool = models.CharField(max_length=40, blank=True, default="")
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["group", "size"], name="waiting_room_unique")]
+        constraints = [models.UniqueConstraint(fields=["kind", "variant", "pool"], name="waiting_room_unique")]
 
     def __str__(self) -> str:
-        return f"group {self.group}, size {self.size}"
+        return f"{self.kind} {self.variant} in {self.pool or 'no pool'}"

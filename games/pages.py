@@ -1,18 +1,72 @@
-"""The history pages: the games that were played, one game with its log and replay (or, in play, watched live)."""
+"""The history pages: the games that were played, one game with its log and replay (or, in play, watched live).
+
+The list is every game's; a game's own page is its kind's template, `games/<kind>/game.html` (Tâb's draws the board
+and replays the log with the browser's rules engine), or the plain `games/game.html` for a game without one.
+"""
 
 from urllib.parse import urlencode
 
+from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.template import TemplateDoesNotExist
+from django.template.loader import get_template, select_template
+from django.urls import reverse
 
 from core.pagination import page_of
+from rankings.pages import table_url
 from rankings.selectors import player_by_nick
 
 from . import selectors
 from .models import Game
-from .rules import tab
+from .rules import ENGINES
 
 GAMES_PER_PAGE = 50
+
+
+def lobby(request: HttpRequest) -> HttpResponse:
+    """GET /: every game the platform hosts, each with its page, how many are in play and how many wait for players.
+
+    A game is offered here once its engine is registered; its card is `games/<kind>/about.html`."""
+    counts = {
+        (row["kind"], row["status"]): row["count"]
+        for row in Game.objects.filter(status__in=[Game.Status.WAITING, Game.Status.PLAYING])
+        .values("kind", "status")
+        .annotate(count=Count("id"))
+    }
+    games = [
+        {
+            "kind": kind,
+            "title": engine.title,
+            "seats": f"{engine.min_seats}–{engine.max_seats}"
+            if engine.min_seats < engine.max_seats
+            else engine.min_seats,
+            "url": reverse("play", args=[kind]) if _play_page(kind) else None,
+            "about": select_template([f"games/{kind}/about.html", "games/about.html"]),
+            "playing": counts.get((kind, Game.Status.PLAYING), 0),
+            "waiting": counts.get((kind, Game.Status.WAITING), 0),
+        }
+        for kind, engine in ENGINES.items()
+    ]
+    return render(request, "lobby.html", {"games": games, "section": "play"})
+
+
+def play(request: HttpRequest, kind: str) -> HttpResponse:
+    """GET /play/<game>/: the page where a game is played (`games/<kind>/play.html`)."""
+    if kind not in ENGINES:
+        raise Http404("No such game")
+    template = _play_page(kind)
+    if template is None:
+        raise Http404("This game is played through its protocol only, for now")
+    return HttpResponse(template.render({"kind": kind}, request))
+
+
+def _play_page(kind: str):
+    """Return the template of the game's page in the browser, or None if it has none."""
+    try:
+        return get_template(f"games/{kind}/play.html")
+    except TemplateDoesNotExist:
+        return None
 
 
 def games(request: HttpRequest) -> HttpResponse:
@@ -30,15 +84,23 @@ def games(request: HttpRequest) -> HttpResponse:
 
 
 def _replay_data(game: Game, log: list) -> dict:
-    """Return what the replay needs: the board size, who plays which colour and the log from the start on."""
-    colors = {game.initial_player_id: tab.BLUE, game.second_player_id: tab.RED}
+    """Return what a replay needs: the game's options, who sits where, the winner's seat and the log from the start
+    on, each entry with the seat that made it."""
+    seats = game.seat_user_ids
     return {
         "game": game.public_id,
-        "size": game.size,
-        "players": {tab.BLUE: game.initial_player.username, tab.RED: game.second_player.username},
-        "winner": colors.get(game.winner_id),
+        "kind": game.kind,
+        "options": game.options,
+        **game.options,
+        "players": [user.username for user in game.players],
+        "winner": seats.index(game.winner_id) if game.winner_id in seats else None,
         "log": [
-            {"seq": event.seq, "kind": event.kind, "color": colors.get(event.player_id), "data": event.data}
+            {
+                "seq": event.seq,
+                "kind": event.kind,
+                "seat": seats.index(event.player_id) if event.player_id in seats else None,
+                "data": event.data,
+            }
             for event in log
             if event.kind != "create"
         ],
@@ -51,7 +113,12 @@ def game(request: HttpRequest, public_id: str) -> HttpResponse:
     if found is None:
         raise Http404("No such game")
     log = list(found.events.all())
-    context = {"game": found, "log": log, "blue": tab.BLUE, "red": tab.RED, "section": "games"}
+    for event in log:
+        # Each entry's label needs its game's engine, not one more query.
+        event.game = found
+    seats = sorted(found.seats.all(), key=lambda seat: seat.index)
+    context = {"game": found, "seats": seats, "title": found.title, "log": log, "section": "games"}
+    context["table_url"] = table_url(found.kind, found.variant, found.pool)
     if found.started_at is not None and found.status == Game.Status.FINISHED:
         context["replay"] = _replay_data(found, log)
-    return render(request, "games/game.html", context)
+    return render(request, [f"games/{found.kind}/game.html", "games/game.html"], context)

@@ -2,21 +2,24 @@
 
 from typing import Any
 
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import Prefetch, QuerySet
 
-from .models import Game, GameEvent
+from .models import Game, GameEvent, Seat
+
+SEATS = Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index"))
+LOG = Prefetch("events", queryset=GameEvent.objects.select_related("player").order_by("seq"))
 
 
-def finished_games_with_logs(*, group: int | None = None, size: int | None = None) -> QuerySet[Game]:
-    """Return the finished games, oldest first, with their players and their logs fetched along."""
+def finished_games_with_logs(
+    *, kind: str | None = None, variant: str | None = None, pool: str | None = None
+) -> QuerySet[Game]:
+    """Return the finished games, oldest first, with their players and their logs fetched along: all of them, or
+    those of a game, variant and pool."""
     games = Game.objects.filter(status=Game.Status.FINISHED).order_by("finished_at", "pk")
-    if group is not None:
-        games = games.filter(group=group)
-    if size is not None:
-        games = games.filter(size=size)
-    return games.select_related("initial_player", "second_player", "winner").prefetch_related(
-        Prefetch("events", queryset=GameEvent.objects.select_related("player").order_by("seq"))
-    )
+    for name, value in (("kind", kind), ("variant", variant), ("pool", pool)):
+        if value is not None:
+            games = games.filter(**{name: value})
+    return games.select_related("winner").prefetch_related(SEATS, LOG)
 
 
 def _nick(user) -> str | None:
@@ -27,10 +30,10 @@ def game_record(game: Game) -> dict[str, Any]:
     """Return a finished game with its whole log as plain JSON (what the export writes, one per line)."""
     return {
         "game": game.public_id,
-        "group": game.group,
-        "size": game.size,
-        "initial": game.initial_player.username,
-        "second": _nick(game.second_player),
+        "kind": game.kind,
+        "options": game.options,
+        "pool": game.pool,
+        "seats": [{"player": seat.user.username, "rank": seat.rank} for seat in game.seats.all()],
         "winner": _nick(game.winner),
         "ending": game.ending,
         "created_at": game.created_at.isoformat(),
@@ -51,17 +54,12 @@ def game_record(game: Game) -> dict[str, Any]:
 
 def game_with_log(public_id: str) -> Game | None:
     """Return a game with its players and its whole log, or None."""
-    return (
-        Game.objects.select_related("initial_player", "second_player", "winner")
-        .prefetch_related(Prefetch("events", queryset=GameEvent.objects.select_related("player").order_by("seq")))
-        .filter(public_id=public_id)
-        .first()
-    )
+    return Game.objects.select_related("winner").prefetch_related(SEATS, LOG).filter(public_id=public_id).first()
 
 
 def started_games(*, player_id: int | None = None) -> QuerySet[Game]:
     """Return the games that started (in play or finished), newest first: all of them, or one player's."""
     games = Game.objects.filter(started_at__isnull=False)
     if player_id is not None:
-        games = games.filter(Q(initial_player_id=player_id) | Q(second_player_id=player_id))
-    return games.select_related("initial_player", "second_player", "winner").order_by("-started_at", "-pk")
+        games = games.filter(pk__in=Seat.objects.filter(user_id=player_id).values("game_id"))
+    return games.select_related("winner").prefetch_related(SEATS).order_by("-started_at", "-pk")

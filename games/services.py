@@ -1,4 +1,5 @@
-"""Every write to a game: pairing, actions (through the game's engine), leaving and timeouts.
+"""Every write to a match, whatever its game: pairing into seats, actions (through the game's engine), leaving,
+timeouts and the end with each seat's rank.
 
 Each service is one transaction that takes the game row with select_for_update(), so that two requests on one
 game are applied one at a time, and publishes the change only once the transaction has committed. The protocols'
@@ -11,16 +12,16 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Prefetch
+from django.db.models import Exists, OuterRef, Prefetch
 from django.utils import timezone
 
 from accounts.nicks import is_computer
 from core.errors import Refusal
-from rankings.services import ranking_record, rankings_rebuild
+from rankings.services import Result, rankings_rebuild, result_record
 
 from . import history, publication, store
 from .bots import runner
-from .models import Game, GameEvent, WaitingRoom
+from .models import Game, GameEvent, Seat, WaitingRoom
 from .rules import Engine, IllegalAction, Outcome, Played, find_engine
 
 # The dice and sticks of every game: the operating system's randomness, which no player can predict.
@@ -47,9 +48,9 @@ def _locked_game(public_id: str) -> Game:
     return game
 
 
-def _seats(game: Game) -> list[int | None]:
+def _seats(game: Game) -> list[int]:
     """Return the user id in each seat, seat 0 first."""
-    return [game.initial_player_id, game.second_player_id]
+    return game.seat_user_ids
 
 
 def _seat_of(game: Game, user_id: int) -> int:
@@ -99,9 +100,10 @@ def seat_on_turn(game: Game, state: object = None) -> tuple[int | None, int | No
 
 
 def _forfeit(game: Game, *, loser: int | None, ending: str, now: datetime, counted: bool = True) -> None:
-    """End a game in play off the board: the opponent of the seat `loser` wins (no one, without a loser)."""
-    winner_id = None if loser is None else _seats(game)[1 - loser]
-    _finish(game, winner_id=winner_id, ending=ending, now=now, counted=counted)
+    """End a game in play off the board: the seat `loser` ranks last and the others share first place (in a game
+    for two, the opponent wins); without a loser, the game ends with no result."""
+    ranks = None if loser is None else history.forfeit_ranks(len(_seats(game)), loser)
+    _finish(game, ranks=ranks, ending=ending, now=now, counted=counted)
 
 
 def _started_only(game: Game) -> bool:
@@ -117,70 +119,150 @@ def _ending(outcome: Outcome) -> str:
     return Game.Ending.DRAW if outcome.is_draw else Game.Ending.WIN
 
 
-def _finish(game: Game, *, winner_id: int | None, ending: str, now: datetime, counted: bool = True) -> None:
+def _winner(seats: list[int], ranks: tuple[int, ...] | None) -> int | None:
+    """Return the user alone in first place, or None."""
+    if ranks is None or ranks.count(1) != 1:
+        return None
+    return seats[ranks.index(1)]
+
+
+def _finish(game: Game, *, ranks: tuple[int, ...] | None, ending: str, now: datetime, counted: bool = True) -> None:
+    """End the game with each seat's rank (None: no result)."""
     was_playing = game.status == Game.Status.PLAYING
+    seats = _seats(game)
     game.status = Game.Status.FINISHED
-    game.winner_id = winner_id
+    game.winner_id = _winner(seats, ranks)
     game.ending = ending
     game.finished_at = now
     game.deadline = None
-    # A game in play ends without a winner only when an administrator annuls it: then it counts for no one. Nor
+    if ranks is not None and was_playing:
+        for index, rank in enumerate(ranks):
+            Seat.objects.filter(game=game, index=index).update(rank=rank)
+    # A game in play ends without a result only when an administrator annuls it: then it counts for no one. Nor
     # does a game against the computer (it is practice), nor one left before anybody acted (`counted`: else two
     # accounts could mint victories by join, join, leave).
-    computer = any(is_computer(user_id) for user_id in _seats(game))
-    if was_playing and counted and winner_id is not None and not computer:
-        ranking_record(
-            group=game.group,
-            size=game.size,
-            player_ids=[game.initial_player_id, game.second_player_id],
-            winner_id=winner_id,
-        )
+    computer = any(is_computer(user_id) for user_id in seats)
+    if was_playing and counted and ranks is not None and not computer:
+        result_record(_result(game, seats, ranks))
 
 
-def game_join(*, user_id: int, group: int, size: int) -> Game:
-    """Pair with the player waiting for the same (group, size), or wait for one; return the game."""
+def _result(game: Game, seats: list[int], ranks: tuple[int, ...]) -> Result:
+    return Result(
+        kind=game.kind,
+        variant=game.variant,
+        pool=game.pool,
+        ranks=dict(zip(seats, ranks, strict=True)),
+        multiplayer=_engine(game).max_seats > 2,
+    )
+
+
+def _take_seat(game: Game, user_id: int) -> None:
+    Seat.objects.create(game=game, index=len(_seats(game)), user_id=user_id)
+    game._seat_user_ids = [*_seats(game), user_id]
+
+
+def _start(game: Game, user_id: int, now: datetime) -> None:
+    """Start a match whose seats are all taken (the last by `user_id`)."""
+    engine = _engine(game)
+    game.status = Game.Status.PLAYING
+    game.state = engine.state_to_json(engine.new(game.seat_count, game.options, RANDOM))
+    game.started_at = now
+    game.deadline = _deadline(now)
+    _record(game, GameEvent.Kind.START, user_id, {}, now)
+
+
+def _new_match(kind: str, options: dict, pool: str, seat_count: int | None = None) -> Game:
+    """Return an unsaved match of `kind` with its options checked and completed by the engine (ValueError if bad)."""
+    engine = find_engine(kind)
+    options = engine.options(options)
+    seat_count = engine.min_seats if seat_count is None else seat_count
+    if not engine.min_seats <= seat_count <= engine.max_seats:
+        raise ValueError(f"{engine.title} is played by {engine.min_seats} to {engine.max_seats}")
+    match = Game(kind=kind, options=options, variant=engine.variant(options), pool=pool, seat_count=seat_count)
+    match._seat_user_ids = []
+    return match
+
+
+def _withdraw(game: Game, user_id: int, now: datetime) -> None:
+    """Take the user out of a match that waits for players: it ends if nobody else waits in it, else the seats after
+    theirs move up one."""
+    seats = _seats(game)
+    if len(seats) == 1:
+        _finish(game, ranks=None, ending=Game.Ending.CANCELLED, now=now)
+    else:
+        index = seats.index(user_id)
+        Seat.objects.filter(game=game, index=index).delete()
+        for later in range(index + 1, len(seats)):
+            Seat.objects.filter(game=game, index=later).update(index=later - 1)
+        game._seat_user_ids = [seat for seat in seats if seat != user_id]
+    _record(game, GameEvent.Kind.LEAVE, user_id, {}, now)
+
+
+def match_join(*, user_id: int, kind: str, options: dict, pool: str, seat_count: int | None = None) -> Game:
+    """Take a seat in the oldest match waiting for players of the same game, variant and pool, or open one and
+    wait; the match starts when its last seat is taken. Return the match.
+
+    An account waits in one match at a time: joining elsewhere withdraws it from the match it waited in."""
     now = timezone.now()
+    match = _new_match(kind, options, pool, seat_count)
     with transaction.atomic():
-        # Every join of a (group, size) locks the same row, so two simultaneous joins see each other.
-        WaitingRoom.objects.select_for_update().get_or_create(group=group, size=size)
+        for elsewhere in (
+            Game.objects.select_for_update()
+            .filter(status=Game.Status.WAITING, pk__in=Seat.objects.filter(user_id=user_id).values("game_id"))
+            .exclude(kind=kind, variant=match.variant, pool=pool, options=match.options, seat_count=match.seat_count)
+            .order_by("pk")
+        ):
+            _withdraw(elsewhere, user_id, now)
+        # Every join of a (game, variant, pool) locks the same row, so two simultaneous joins see each other.
+        WaitingRoom.objects.select_for_update().get_or_create(kind=kind, variant=match.variant, pool=pool)
         waiting = (
             Game.objects.select_for_update()
-            .filter(status=Game.Status.WAITING, group=group, size=size)
+            .filter(
+                status=Game.Status.WAITING,
+                kind=kind,
+                variant=match.variant,
+                pool=pool,
+                options=match.options,
+                seat_count=match.seat_count,
+            )
             .order_by("created_at")
             .first()
         )
-        if waiting is not None and waiting.initial_player_id == user_id:
+        if waiting is not None and user_id in _seats(waiting):
             return waiting
         if waiting is None:
-            game = Game(group=group, size=size, initial_player_id=user_id, deadline=_deadline(now))
-            _record(game, GameEvent.Kind.CREATE, user_id, {}, now)
-            return game
-        waiting.second_player_id = user_id
-        waiting.status = Game.Status.PLAYING
-        engine = _engine(waiting)
-        waiting.state = engine.state_to_json(engine.new(2, {"size": size}, RANDOM))
-        waiting.started_at = now
-        waiting.deadline = _deadline(now)
-        _record(waiting, GameEvent.Kind.START, user_id, {}, now)
+            match.deadline = _deadline(now)
+            _record(match, GameEvent.Kind.CREATE, user_id, {}, now)
+            _take_seat(match, user_id)
+            return match
+        _take_seat(waiting, user_id)
+        if len(_seats(waiting)) == waiting.seat_count:
+            _start(waiting, user_id, now)
         return waiting
 
 
-def game_challenge_computer(*, user_id: int, level: int, size: int) -> Game:
-    """Start a game of Tâb at once against the computer player of `level`, the user first to play. It counts for no
-    ranking (group 0 is no course group)."""
+def match_against_computer(*, user_id: int, kind: str, options: dict, level: int) -> Game:
+    """Start a match for two at once between the user (seat 0, first to play) and the computer player of `level`.
+    It is practice: it belongs to no pool and counts for no ranking or rating."""
     now = timezone.now()
     computer = runner.computer_user(level)
+    match = _new_match(kind, options, "", seat_count=2)
     with transaction.atomic():
-        game = Game(group=0, size=size, initial_player_id=user_id)
-        _record(game, GameEvent.Kind.CREATE, user_id, {}, now)
-        game.second_player_id = computer.pk
-        game.status = Game.Status.PLAYING
-        engine = _engine(game)
-        game.state = engine.state_to_json(engine.new(2, {"size": size}, RANDOM))
-        game.started_at = now
-        game.deadline = _deadline(now)
-        _record(game, GameEvent.Kind.START, computer.pk, {}, now)
-        return game
+        _record(match, GameEvent.Kind.CREATE, user_id, {}, now)
+        _take_seat(match, user_id)
+        _take_seat(match, computer.pk)
+        _start(match, computer.pk, now)
+        return match
+
+
+def rooms_clean() -> int:
+    """Delete the waiting rooms where nobody waits; return how many. A room is only the row that joins lock: the next
+    join makes it again (and a join that holds it meanwhile keeps it until it commits)."""
+    waiting = Game.objects.filter(
+        status=Game.Status.WAITING, kind=OuterRef("kind"), variant=OuterRef("variant"), pool=OuterRef("pool")
+    )
+    deleted, _ = WaitingRoom.objects.filter(~Exists(waiting)).delete()
+    return deleted
 
 
 def game_leave(*, public_id: str, user_id: int) -> None:
@@ -192,7 +274,7 @@ def game_leave(*, public_id: str, user_id: int) -> None:
         if game.status == Game.Status.FINISHED:
             raise GameError("The game is over")
         if game.status == Game.Status.WAITING:
-            _finish(game, winner_id=None, ending=Game.Ending.CANCELLED, now=now)
+            _finish(game, ranks=None, ending=Game.Ending.CANCELLED, now=now)
         else:
             # The opponent wins, as the protocol says, but a game nobody played counts for no ranking.
             _forfeit(game, loser=seat, ending=Game.Ending.LEAVE, now=now, counted=not _started_only(game))
@@ -212,8 +294,7 @@ def game_act(*, public_id: str, user_id: int, action: object, not_your_turn: str
         game.deadline = _deadline(now)
         outcome = engine.outcome(state)
         if outcome is not None:
-            winner = outcome.winner
-            _finish(game, winner_id=None if winner is None else _seats(game)[winner], ending=_ending(outcome), now=now)
+            _finish(game, ranks=outcome.ranks, ending=_ending(outcome), now=now)
         _record(game, played.kind, user_id, dict(played.data), now, state)
         return played
 
@@ -228,14 +309,17 @@ def game_expire_due(*, now: datetime | None = None, limit: int = 200) -> int:
     with transaction.atomic():
         # skip_locked: a game being played right now, or expired by another process, is left to them.
         due = list(
-            Game.objects.select_for_update(skip_locked=True).filter(deadline__lte=now).order_by("deadline")[:limit]
+            Game.objects.select_for_update(skip_locked=True)
+            .filter(deadline__lte=now)
+            .order_by("deadline")
+            .prefetch_related("seats")[:limit]
         )
         for game in due:
             if game.status == Game.Status.FINISHED:
                 continue
             if game.status == Game.Status.WAITING:
-                _finish(game, winner_id=None, ending=Game.Ending.EXPIRED, now=now)
-                _record(game, GameEvent.Kind.TIMEOUT, game.initial_player_id, {}, now)
+                _finish(game, ranks=None, ending=Game.Ending.EXPIRED, now=now)
+                _record(game, GameEvent.Kind.TIMEOUT, _seats(game)[0], {}, now)
             else:
                 late = seat_on_turn(game)[0]
                 _forfeit(game, loser=late, ending=Game.Ending.TIMEOUT, now=now)
@@ -254,12 +338,12 @@ def game_end(*, public_id: str, opponent_wins: bool) -> Game:
             raise GameError("The game is over")
         loser = None
         if game.status == Game.Status.WAITING:
-            _finish(game, winner_id=None, ending=Game.Ending.ENDED, now=now)
+            _finish(game, ranks=None, ending=Game.Ending.ENDED, now=now)
         else:
             loser = seat_on_turn(game)[0] if opponent_wins else None
             _forfeit(game, loser=loser, ending=Game.Ending.ENDED, now=now)
-        # The log names the winner's seat, so that the result can be recomputed from it.
-        _record(game, GameEvent.Kind.END, None, {"winner": None if loser is None else 1 - loser}, now)
+        # The log names the loser's seat (and in a game for two the winner's), so that the result can be recomputed.
+        _record(game, GameEvent.Kind.END, None, history.end_data(len(_seats(game)), loser), now)
         return game
 
 
@@ -271,21 +355,29 @@ def games_recompute() -> dict[str, int]:
     with transaction.atomic():
         list(Game.objects.select_for_update().exclude(status=Game.Status.WAITING).values_list("pk", flat=True))
         finished = (
-            Game.objects.filter(status=Game.Status.FINISHED, second_player__isnull=False)
+            Game.objects.filter(status=Game.Status.FINISHED, started_at__isnull=False)
             .order_by("finished_at", "pk")
-            .prefetch_related(Prefetch("events", queryset=GameEvent.objects.order_by("seq")))
+            .prefetch_related("seats", Prefetch("events", queryset=GameEvent.objects.order_by("seq")))
         )
         results, corrected = [], 0
         for game in finished.iterator(chunk_size=500):
             entries = [{"seq": e.seq, "kind": e.kind, "player": e.player_id, "data": e.data} for e in game.events.all()]
-            seat = history.winner_seat(game.kind, {"size": game.size}, _seats(game), entries)
-            winner_id = None if seat is None else _seats(game)[seat]
-            if winner_id != game.winner_id:
-                game.winner_id = winner_id
+            seats = _seats(game)
+            ranks = history.final_ranks(game.kind, game.options, seats, entries)
+            stored = sorted(game.seats.all(), key=lambda seat: seat.index)
+            proven = ranks or (None,) * len(seats)
+            changed = [seat for seat, rank in zip(stored, proven, strict=True) if seat.rank != rank]
+            for seat in changed:
+                seat.rank = proven[seat.index]
+                seat.save(update_fields=["rank"])
+            if changed or _winner(seats, ranks) != game.winner_id:
+                game.winner_id = _winner(seats, ranks)
                 game.save(update_fields=["winner"])
                 corrected += 1
             played = any(entry["kind"] not in history.PLATFORM_KINDS for entry in entries)
-            if winner_id is not None and (played or entries[-1]["kind"] != GameEvent.Kind.LEAVE):
-                results.append((game.group, game.size, game.initial_player_id, game.second_player_id, winner_id))
+            computer = any(is_computer(user_id) for user_id in seats)
+            left_unplayed = not played and entries[-1]["kind"] == GameEvent.Kind.LEAVE
+            if ranks is not None and not computer and not left_unplayed:
+                results.append(_result(game, seats, ranks))
         rankings_rebuild(results)
     return {"games": len(results), "corrected": corrected}

@@ -6,6 +6,7 @@ processes sweep at once without ending a game twice.
 
 import logging
 import threading
+import time
 
 from django.conf import settings
 from django.db import close_old_connections
@@ -16,14 +17,22 @@ _started = threading.Lock()
 _thread: threading.Thread | None = None
 
 
-def sweep_forever(stop: threading.Event) -> None:
-    from .services import game_expire_due
+# Empty waiting rooms are deleted about once a minute: they cost nothing meanwhile.
+ROOMS_CLEANED_EVERY = 60.0
 
+
+def sweep_forever(stop: threading.Event) -> None:
+    from .services import game_expire_due, rooms_clean
+
+    rooms_cleaned = time.monotonic()
     while not stop.wait(settings.TAB_SWEEP_INTERVAL):
         try:
             close_old_connections()
             while game_expire_due() > 0:
                 pass
+            if time.monotonic() - rooms_cleaned >= ROOMS_CLEANED_EVERY:
+                rooms_cleaned = time.monotonic()
+                rooms_clean()
         except Exception:
             # A database outage must not kill the sweeper: it tries again on the next tick.
             logger.exception("deadline sweep failed")

@@ -5,12 +5,12 @@ from .models import Ranking, Rating
 
 @admin.register(Ranking)
 class RankingAdmin(admin.ModelAdmin):
-    list_display = ("player", "group", "size", "victories", "games")
-    list_filter = ("size", "group")
+    list_display = ("player", "kind", "variant", "pool", "victories", "games")
+    list_filter = ("kind", "variant", "pool")
     search_fields = ("player__username",)
     list_select_related = ("player",)
-    ordering = ("group", "size", "-victories", "games")
-    readonly_fields = ("player", "group", "size", "victories", "games")
+    ordering = ("kind", "variant", "pool", "-victories", "games")
+    readonly_fields = list_display
 
     def has_add_permission(self, request) -> bool:
         return False
@@ -18,11 +18,11 @@ class RankingAdmin(admin.ModelAdmin):
 
 @admin.register(Rating)
 class RatingAdmin(admin.ModelAdmin):
-    list_display = ("player", "size", "rating", "deviation", "volatility", "games", "victories")
-    list_filter = ("size",)
+    list_display = ("player", "kind", "variant", "rating", "deviation", "volatility", "games", "victories")
+    list_filter = ("kind", "variant")
     search_fields = ("player__username",)
     list_select_related = ("player",)
-    ordering = ("size", "-rating")
+    ordering = ("kind", "variant", "-rating")
     readonly_fields = list_display
 
     def has_add_permission(self, request) -> bool:

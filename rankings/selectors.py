@@ -3,6 +3,8 @@ from django.db.models import Count, F, FilteredRelation, FloatField, Q, QuerySet
 from django.db.models.expressions import OrderBy
 from django.db.models.functions import Cast, NullIf
 
+from games.rules import UnknownGame, find_engine
+
 from .models import Ranking, Rating
 
 # The orders of a ranking table, by the column named in `?sort=`, each with its tie-breaks. The first is the
@@ -17,10 +19,10 @@ TABLE_ORDERS = {
 DEFAULT_ORDER = "victories"
 
 
-def ranking_top(*, group: int, size: int, limit: int = 10) -> list[dict]:
-    """Return the best players of a (group, size): most victories first, then fewer games, then nick."""
+def ranking_top(*, kind: str, variant: str, pool: str, limit: int = 10) -> list[dict]:
+    """Return the best players of a pool: most victories first, then fewer games, then nick."""
     rows = (
-        Ranking.objects.filter(group=group, size=size)
+        Ranking.objects.filter(kind=kind, variant=variant, pool=pool)
         .order_by("-victories", "games", "player__username")
         .values_list("player__username", "victories", "games")[:limit]
     )
@@ -45,16 +47,19 @@ def _order_by(field: str) -> OrderBy:
     return F(field).asc(nulls_last=True)
 
 
-def ranking_table(*, group: int, size: int, sort: str = DEFAULT_ORDER) -> QuerySet:
-    """Return the whole ranking of a (group, size) in the order `sort` names, each row with the player's rating
-    on that board size (one query: the rating is joined in)."""
+def ranking_table(*, kind: str, variant: str, pool: str, sort: str = DEFAULT_ORDER) -> QuerySet:
+    """Return the whole ranking of a pool in the order `sort` names, each row with the player's rating in that
+    game and variant (one query: the rating is joined in)."""
     order = TABLE_ORDERS[sort.removeprefix("-")]
     if sort.startswith("-"):
         order = tuple(_reversed(field) for field in order)
     return (
-        Ranking.objects.filter(group=group, size=size)
+        Ranking.objects.filter(kind=kind, variant=variant, pool=pool)
         .annotate(
-            sized=FilteredRelation("player__ratings", condition=Q(player__ratings__size=F("size"))),
+            sized=FilteredRelation(
+                "player__ratings",
+                condition=Q(player__ratings__kind=F("kind"), player__ratings__variant=F("variant")),
+            ),
             nick=F("player__username"),
             rate=Cast("victories", FloatField()) / NullIf(Cast("games", FloatField()), 0.0),
             rating=F("sized__rating"),
@@ -65,18 +70,31 @@ def ranking_table(*, group: int, size: int, sort: str = DEFAULT_ORDER) -> QueryS
     )
 
 
-def ranking_tables() -> QuerySet:
-    """Return every (group, size) that has results, with its number of players and of games."""
-    return (
-        Ranking.objects.values("group", "size")
-        .annotate(players=Count("id"), games=Sum("games") / 2)
-        .order_by("group", "size")
-    )
+def _number_first(text: str) -> tuple[int, int | str]:
+    # "9" before "11", and numbers before names.
+    return (0, int(text)) if text.isdigit() else (1, text)
+
+
+def _games(kind: str, results: int) -> int | None:
+    """Return how many matches `results` player results are, in a game whose matches all have as many seats."""
+    try:
+        engine = find_engine(kind)
+    except UnknownGame:
+        return None
+    return results // engine.min_seats if engine.min_seats == engine.max_seats else None
+
+
+def ranking_tables() -> list[dict]:
+    """Return every pool that has results, game by game, with its number of players, of results (one per player
+    of a match) and of matches where that follows from the results."""
+    tables = Ranking.objects.values("kind", "variant", "pool").annotate(players=Count("id"), results=Sum("games"))
+    listed = [{**table, "games": _games(table["kind"], table["results"])} for table in tables]
+    return sorted(listed, key=lambda t: (t["kind"], _number_first(t["pool"]), _number_first(t["variant"])))
 
 
 def player_ratings(player_id: int) -> list[Rating]:
-    """Return a player's record on each board size they played: rating, games and victories."""
-    return list(Rating.objects.filter(player_id=player_id).order_by("size"))
+    """Return a player's record in each game and variant they played: rating, games and victories."""
+    return sorted(Rating.objects.filter(player_id=player_id), key=lambda r: (r.kind, _number_first(r.variant)))
 
 
 def player_by_nick(nick: str):

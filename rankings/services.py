@@ -1,57 +1,118 @@
+"""Every write to rankings and ratings: a finished match counted, or everything rebuilt from the matches.
+
+A match's result is a rank for each player (1 is first; equal ranks share a place). A victory is a first place
+that not everybody shares. Ratings use Glicko-2 in games for two and Plackett-Luce (openskill) in games for more,
+each in its own (game, variant): the two never mix.
+"""
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
 from django.db.models import F
+from openskill.models import PlackettLuce
 
 from . import glicko2
 from .models import Ranking, Rating
 
+# openskill's model on Glicko's scale (its defaults times 60): a newcomer starts at 1500, as in two-player games.
+PLACKETT_LUCE = PlackettLuce(mu=1500.0, sigma=500.0, beta=250.0, tau=5.0)
 
-def ranking_record(*, group: int, size: int, player_ids: list[int], winner_id: int | None) -> None:
-    """Count a finished game for both players, and a victory for its winner (called inside the game's transaction)."""
-    # Always in the same order, so that two games of the same players finishing at once cannot deadlock.
-    for player_id in sorted(player_ids):
-        Ranking.objects.get_or_create(group=group, size=size, player_id=player_id)
-        # F() increments: two games of the same player finishing at once both count.
-        Ranking.objects.filter(group=group, size=size, player_id=player_id).update(
-            games=F("games") + 1, victories=F("victories") + (1 if player_id == winner_id else 0)
+
+@dataclass(frozen=True)
+class Result:
+    """A finished match that counts: its game, variant and pool, each player's rank, and which rating applies."""
+
+    kind: str
+    variant: str
+    pool: str
+    ranks: Mapping[int, int]  # user id → rank
+    multiplayer: bool  # the game seats more than two (openskill), else Glicko-2
+
+
+def _victory(rank: int, ranks: Iterable[int]) -> bool:
+    return rank == 1 and any(other != 1 for other in ranks)
+
+
+def result_record(result: Result) -> None:
+    """Count a finished match for every player, a victory for each winner, and rate them (called inside the match's
+    transaction)."""
+    # Always in the same order, so that two matches of the same players finishing at once cannot deadlock.
+    key = {"kind": result.kind, "variant": result.variant, "pool": result.pool}
+    for player_id in sorted(result.ranks):
+        Ranking.objects.get_or_create(**key, player_id=player_id)
+        # F() increments: two matches of the same player finishing at once both count.
+        Ranking.objects.filter(**key, player_id=player_id).update(
+            games=F("games") + 1,
+            victories=F("victories") + int(_victory(result.ranks[player_id], result.ranks.values())),
         )
-    rating_record(size=size, player_ids=player_ids, winner_id=winner_id)
+    _rating_record(result)
 
 
-def rating_record(*, size: int, player_ids: list[int], winner_id: int | None) -> None:
-    """Update both players' Glicko-2 ratings on this board size after their game (no winner counts as a draw)."""
-    first, second = player_ids
-    for player_id in sorted(player_ids):
-        Rating.objects.get_or_create(size=size, player_id=player_id)
-    # Both rows locked, in a fixed order: each new rating depends on the other player's rating before the game.
+def _new_rating(result: Result, player_id: int) -> Rating:
+    rating = Rating(kind=result.kind, variant=result.variant, player_id=player_id)
+    if result.multiplayer:
+        rating.rating, rating.deviation = PLACKETT_LUCE.mu, PLACKETT_LUCE.sigma
+    return rating
+
+
+def _rate(result: Result, ratings: Mapping[int, Rating]) -> None:
+    """Apply the match to the players' ratings (in memory): each new rating depends on the others' before it."""
+    players = sorted(result.ranks)
+    if result.multiplayer:
+        teams = [[PLACKETT_LUCE.rating(mu=ratings[p].rating, sigma=ratings[p].deviation)] for p in players]
+        after = PLACKETT_LUCE.rate(teams, ranks=[float(result.ranks[p]) for p in players])
+        for player_id, (new,) in zip(players, after, strict=True):
+            ratings[player_id].rating, ratings[player_id].deviation = new.mu, new.sigma
+    else:
+        first, second = players
+        rank_first, rank_second = result.ranks[first], result.ranks[second]
+        score = 1.0 if rank_first < rank_second else 0.0 if rank_first > rank_second else 0.5
+        for player_id, new in zip(
+            players, glicko2.rate_game(ratings[first].glicko, ratings[second].glicko, score), strict=True
+        ):
+            rating = ratings[player_id]
+            rating.rating, rating.deviation, rating.volatility = new.rating, new.deviation, new.volatility
+    for player_id in players:
+        ratings[player_id].games += 1
+        ratings[player_id].victories += _victory(result.ranks[player_id], result.ranks.values())
+
+
+def _rating_record(result: Result) -> None:
+    for player_id in sorted(result.ranks):
+        if not Rating.objects.filter(kind=result.kind, variant=result.variant, player_id=player_id).exists():
+            _new_rating(result, player_id).save()
+    # Every player's row locked, in a fixed order.
     ratings = {
         rating.player_id: rating
-        for rating in Rating.objects.select_for_update().filter(size=size, player_id__in=player_ids).order_by("player")
+        for rating in Rating.objects.select_for_update()
+        .filter(kind=result.kind, variant=result.variant, player_id__in=list(result.ranks))
+        .order_by("player")
     }
-    score = 1.0 if winner_id == first else 0.0 if winner_id == second else 0.5
-    after = glicko2.rate_game(ratings[first].glicko, ratings[second].glicko, score)
-    for player_id, new in zip(player_ids, after, strict=True):
-        rating = ratings[player_id]
-        rating.rating, rating.deviation, rating.volatility = new.rating, new.deviation, new.volatility
-        rating.games += 1
-        rating.victories += 1 if player_id == winner_id else 0
+    _rate(result, ratings)
+    for rating in ratings.values():
         rating.save()
 
 
-def rankings_rebuild(results: list[tuple[int, int, int, int, int]]) -> None:
-    """Replace every ranking and rating by those of `results`: (group, size, initial, second, winner) user ids of
-    the games that count, in the order they finished (ratings depend on it)."""
-    rankings: dict[tuple[int, int, int], Ranking] = {}
-    ratings: dict[tuple[int, int], Rating] = {}
-    for group, size, initial, second, winner in results:
-        for player in (initial, second):
-            ranking = rankings.setdefault((group, size, player), Ranking(group=group, size=size, player_id=player))
+def rankings_rebuild(results: Iterable[Result]) -> None:
+    """Replace every ranking and rating by those of `results`, the matches that count in the order they finished
+    (ratings depend on it)."""
+    rankings: dict[tuple[str, str, str, int], Ranking] = {}
+    ratings: dict[tuple[str, str, int], Rating] = {}
+    for result in results:
+        for player_id, rank in result.ranks.items():
+            ranking = rankings.setdefault(
+                (result.kind, result.variant, result.pool, player_id),
+                Ranking(kind=result.kind, variant=result.variant, pool=result.pool, player_id=player_id),
+            )
             ranking.games += 1
-            ranking.victories += player == winner
-        first, other = (ratings.setdefault((size, p), Rating(size=size, player_id=p)) for p in (initial, second))
-        after = glicko2.rate_game(first.glicko, other.glicko, 1.0 if winner == initial else 0.0)
-        for rating, new in ((first, after[0]), (other, after[1])):
-            rating.rating, rating.deviation, rating.volatility = new.rating, new.deviation, new.volatility
-            rating.games += 1
-            rating.victories += rating.player_id == winner
+            ranking.victories += _victory(rank, result.ranks.values())
+        _rate(
+            result,
+            {
+                player_id: ratings.setdefault((result.kind, result.variant, player_id), _new_rating(result, player_id))
+                for player_id in result.ranks
+            },
+        )
     Ranking.objects.all().delete()
     Rating.objects.all().delete()
     Ranking.objects.bulk_create(rankings.values(), batch_size=500)

@@ -1,15 +1,13 @@
 from django.contrib import admin
 from django.urls import include, path
-from django.views.generic import TemplateView
 
 urlpatterns = [
     # The Tâb course's API: its functions at the root of the server, and the spectators' streams.
     path("", include("protocols.course_api.urls")),
     path("admin/", admin.site.urls),
-    # The pages of rankings and game history, for graders, players and spectators.
+    # The pages of rankings and game history, for graders, players and spectators; the lobby and each game's page.
     path("", include("rankings.urls")),
     path("", include("games.urls")),
-    path("", TemplateView.as_view(template_name="index.html"), name="home"),
 ]
 
 handler400 = "tabsite.views.bad_request"

@@ -2,7 +2,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
 # The pages people read in a browser get a page for an error; the API's functions get JSON.
-PAGE_PREFIXES = ("/rankings/", "/players/", "/games/")
+PAGE_PREFIXES = ("/play/", "/rankings/", "/players/", "/games/")
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

@@ -90,7 +90,7 @@ class TabPage:
         page.on("console", lambda message: message.type == "error" and self.errors.append(message.text))
 
     def open(self) -> "TabPage":
-        self.page.goto(self.base_url + "/")
+        self.page.goto(self.base_url + "/play/tab/")
         self.page.wait_for_function("window.tab !== undefined")
         return self
 

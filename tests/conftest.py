@@ -164,6 +164,13 @@ def gunicorn(live_databases, tmp_path):
         server.stop()
 
 
+def tab_join(*, user_id: int, group: int, size: int):
+    """Join a Tâb game as the course API's `join` does: the group is the pool, the size the board's option."""
+    from games.services import match_join
+
+    return match_join(user_id=user_id, kind="tab", options={"size": size}, pool=str(group))
+
+
 def first_throw(public_id: str) -> None:
     """The player on turn throws the sticks: the game has been played, so that a leave now counts in the rankings
     (a game left before anybody acted counts for no one)."""
@@ -182,9 +189,7 @@ def play_to_the_end(api: Api, game: str, rng, max_actions: int = 5000) -> dict:
     from .live import checked, next_action
 
     for _ in range(max_actions):
-        message = checked(
-            game_message(Game.objects.select_related("initial_player", "second_player").get(public_id=game))
-        )
+        message = checked(game_message(Game.objects.get(public_id=game)))
         if "winner" in message:
             return message
         function, payload = next_action(message, rng)

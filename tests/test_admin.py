@@ -31,15 +31,15 @@ def test_staff_browse_games_with_their_move_log(admin_client, finished_game):
     assert response.status_code == 200
     assert finished_game.public_id in response.content.decode()
     page = admin_client.get(f"/admin/games/game/{finished_game.pk}/change/").content.decode()
-    kinds = [GameEvent.Kind.CREATE, GameEvent.Kind.START, GameEvent.Kind.THROW, GameEvent.Kind.LEAVE]
+    kinds = [GameEvent.Kind.CREATE.label, GameEvent.Kind.START.label, "threw the sticks", GameEvent.Kind.LEAVE.label]
     assert inline_cells(page, "seq") == ["1", "2", "3", "4"]
-    assert inline_cells(page, "kind") == [kind.label for kind in kinds]
+    assert inline_cells(page, "entry") == kinds
     assert inline_cells(page, "player") == ["alice", "bob", "alice", "bob"]
 
 
 def test_games_cannot_be_edited_or_deleted_by_hand(admin_client, finished_game):
     before = Game.objects.values().get(pk=finished_game.pk)
-    admin_client.post(f"/admin/games/game/{finished_game.pk}/change/", {"status": "playing", "group": 1})
+    admin_client.post(f"/admin/games/game/{finished_game.pk}/change/", {"status": "playing", "pool": "1"})
     assert Game.objects.values().get(pk=finished_game.pk) == before
     assert admin_client.get(f"/admin/games/game/{finished_game.pk}/delete/").status_code == 403
     assert admin_client.get("/admin/games/game/add/").status_code == 403
@@ -101,7 +101,8 @@ def test_staff_end_a_stuck_game_the_player_on_turn_loses(admin_client, api, alic
     # alice, the initial player, was on turn.
     assert (game.status, game.ending, game.winner.username) == ("finished", "ended", "bob")
     end = game.events.get(kind="end")
-    assert (end.player, end.data) == (None, {"winner": 1})  # the seat: bob, the second player
+    assert (end.player, end.data) == (None, {"loser": 0, "winner": 1})  # the seats: alice loses, bob wins
+    assert list(game.seats.order_by("index").values_list("user__username", "rank")) == [("alice", 2), ("bob", 1)]
     assert sorted(Ranking.objects.values_list("player__username", "victories", "games")) == [
         ("alice", 0, 1),
         ("bob", 1, 1),

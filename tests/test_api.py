@@ -4,9 +4,10 @@ then each function's bad arguments, wrong methods and outsiders."""
 import pytest
 from django.contrib.auth import get_user_model
 
-from games.models import Game, GameEvent
+from games.models import Game, GameEvent, WaitingRoom
 from games.rules import tab
 from games.rules.tab import Piece, Throw
+from games.services import rooms_clean
 
 pytestmark = pytest.mark.django_db
 
@@ -112,7 +113,7 @@ def test_start_examples(zp_and_jpleal, client):
     assert play("jpleal", "join", group=99, size=9) == (200, body)
     game = game_of(body["game"])
     assert game.status == Game.Status.PLAYING
-    assert (game.initial_player.username, game.second_player.username) == ("zp", "jpleal")
+    assert [player.username for player in game.players] == ["zp", "jpleal"]
     assert [event.kind for event in game.events.all()] == ["create", "start"]
 
 
@@ -120,7 +121,7 @@ def test_start_examples(zp_and_jpleal, client):
 def test_join_accepts_every_board_size(zp_and_jpleal, size):
     status, body = zp_and_jpleal("zp", "join", group=1, size=size)
     assert status == 200
-    assert game_of(body["game"]).size == int(size)
+    assert game_of(body["game"]).options == {"size": int(size)}
 
 
 @pytest.mark.parametrize(
@@ -160,12 +161,38 @@ def test_join_again_while_waiting_gets_the_same_game(zp_and_jpleal):
     assert Game.objects.count() == 1
 
 
+def test_joining_elsewhere_withdraws_from_the_game_waited_in(zp_and_jpleal, api):
+    _, first = zp_and_jpleal("zp", "join", group=5, size=9)
+    _, second = zp_and_jpleal("zp", "join", group=6, size=9)
+    withdrawn = game_of(first["game"])
+    assert (withdrawn.status, withdrawn.ending, withdrawn.winner) == ("finished", "cancelled", None)
+    assert [event.kind for event in withdrawn.events.all()] == ["create", "leave"]
+    # Whoever comes to group 5 now waits, and is not paired with zp, who waits in group 6 only.
+    _, third = zp_and_jpleal("jpleal", "join", group=5, size=9)
+    assert third["game"] not in (first["game"], second["game"])
+    assert game_of(second["game"]).status == game_of(third["game"]).status == "waiting"
+    assert Game.objects.filter(status="waiting").count() == 2
+
+
+def test_waiting_rooms_where_nobody_waits_are_cleaned_up(zp_and_jpleal):
+    zp_and_jpleal("zp", "join", group=5, size=9)
+    zp_and_jpleal("jpleal", "join", group=5, size=9)
+    zp_and_jpleal("zp", "join", group=6, size=9)
+    assert WaitingRoom.objects.count() == 2
+    assert rooms_clean() == 1
+    assert list(WaitingRoom.objects.values_list("pool", flat=True)) == ["6"]
+    # The next join makes the room again, and pairs as ever.
+    _, waiting = zp_and_jpleal("jpleal", "join", group=6, size=9)
+    assert game_of(waiting["game"]).status == "playing"
+
+
 def test_pairing_is_per_group_and_size(zp_and_jpleal):
     _, a = zp_and_jpleal("zp", "join", group=5, size=9)
     _, b = zp_and_jpleal("jpleal", "join", group=5, size=11)
     _, c = zp_and_jpleal("jpleal", "join", group=6, size=9)
     assert len({a["game"], b["game"], c["game"]}) == 3
-    assert set(Game.objects.values_list("status", flat=True)) == {"waiting"}
+    # jpleal waits in group 6 now (joining there withdrew them from group 5, size 11).
+    assert [game_of(game["game"]).status for game in (a, b, c)] == ["waiting", "finished", "waiting"]
 
 
 def test_game_ids_are_random_and_long(zp_and_jpleal):
@@ -403,7 +430,12 @@ def test_scoreboard_top_ten_ordering(db, api):
 
     for index, (victories, games) in enumerate([(3, 9), (5, 5), (3, 4), (0, 1)] + [(1, 2)] * 10):
         Ranking.objects.create(
-            group=1, size=9, player=UserFactory(username=f"p{index:02}"), victories=victories, games=games
+            kind="tab",
+            variant="9",
+            pool="1",
+            player=UserFactory(username=f"p{index:02}"),
+            victories=victories,
+            games=games,
         )
     table = api("ranking", {"group": 1, "size": 9})[1]["ranking"]
     assert len(table) == 10

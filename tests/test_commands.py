@@ -38,11 +38,11 @@ def played(api, alice, bob, charlie, start_game, settings):
 
 
 def table() -> tuple[list, list]:
-    rankings = sorted(Ranking.objects.values_list("group", "size", "player__username", "victories", "games"))
+    rankings = sorted(Ranking.objects.values_list("kind", "variant", "pool", "player__username", "victories", "games"))
     ratings = sorted(
-        (nick, size, round(rating, 6), round(deviation, 6), round(volatility, 9), games, victories)
-        for nick, size, rating, deviation, volatility, games, victories in Rating.objects.values_list(
-            "player__username", "size", "rating", "deviation", "volatility", "games", "victories"
+        (nick, kind, variant, round(rating, 6), round(deviation, 6), round(volatility, 9), games, victories)
+        for nick, kind, variant, rating, deviation, volatility, games, victories in Rating.objects.values_list(
+            "player__username", "kind", "variant", "rating", "deviation", "volatility", "games", "victories"
         )
     )
     return rankings, ratings
@@ -53,7 +53,7 @@ def test_recompute_rebuilds_what_the_games_counted_as_they_ended(played):
     assert sum(games for *_, games in before[0]) == 2 * 5  # five games counted, the annulled and the waiting not
     winners = dict(Game.objects.values_list("public_id", "winner"))
     # Spoil everything the command must rebuild: a result, the rankings, the ratings.
-    Ranking.objects.filter(group=1).update(victories=0)
+    Ranking.objects.filter(pool="1").update(victories=0)
     Rating.objects.all().delete()
     Game.objects.filter(public_id=played[0]).update(winner=None)
 
@@ -82,7 +82,9 @@ def test_export_writes_every_finished_game_with_its_log(played, tmp_path):
     assert len(lines) == Game.objects.filter(status="finished").count() == 7
     first = next(line for line in lines if line["game"] == played[0])
     game = Game.objects.get(public_id=played[0])
-    assert (first["initial"], first["second"], first["ending"], first["size"]) == ("alice", "bob", "win", 7)
+    assert (first["kind"], first["options"], first["pool"], first["ending"]) == ("tab", {"size": 7}, "1", "win")
+    assert [seat["player"] for seat in first["seats"]] == ["alice", "bob"]
+    assert sorted(seat["rank"] for seat in first["seats"]) == [1, 2]
     assert first["winner"] == game.winner.username
     assert [entry["seq"] for entry in first["log"]] == list(range(1, game.version + 1))
     assert first["log"][0]["kind"] == "create" and first["log"][-1]["kind"] == "move"

@@ -10,7 +10,7 @@ from accounts.nicks import account_of
 from games.bots import runner
 from games.models import Game, GameEvent
 from games.rules import find_engine
-from games.services import game_act, game_challenge_computer, seat_on_turn
+from games.services import game_act, match_against_computer, seat_on_turn
 from rankings.models import Ranking, Rating
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -32,7 +32,7 @@ def wait_for_turn(public_id: str, user_id: int) -> Game:
 @pytest.mark.parametrize("level", [1, 2, 3])
 def test_a_game_against_the_computer_is_played_to_its_end(settings, alice, level):
     settings.COMPUTER_THINK_MS = 20
-    game = game_challenge_computer(user_id=alice.pk, level=level, size=7)
+    game = match_against_computer(user_id=alice.pk, kind="tab", options={"size": 7}, level=level)
     computer = runner.computer_user(level)
     engine, rng = find_engine("tab"), random.Random(level)
     for _ in range(5000):
@@ -57,7 +57,7 @@ def test_the_computer_account_cannot_log_in_and_is_known_as_a_computer(alice):
 
 def test_a_computer_on_turn_after_a_restart_plays_when_resumed(settings, alice):
     settings.COMPUTER_THINK_MS = 20
-    game = game_challenge_computer(user_id=alice.pk, level=2, size=7)
+    game = match_against_computer(user_id=alice.pk, kind="tab", options={"size": 7}, level=2)
     # The computer is on turn, and the process that was to play its move is gone: put the game in that state behind
     # the runner's back.
     engine = find_engine("tab")

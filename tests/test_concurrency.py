@@ -153,10 +153,18 @@ def test_the_same_join_twenty_times_at_once_waits_once(server):
     assert len({answer["game"] for _, answer in answers}) == 1
     [(public_id, status, initial)] = query(
         server.database_url,
-        "SELECT g.public_id, g.status, u.username FROM games_game g JOIN auth_user u ON u.id = g.initial_player_id",
+        "SELECT g.public_id, g.status, u.username FROM games_game g"
+        ' JOIN games_seat s ON s.game_id = g.id AND s."index" = 0 JOIN auth_user u ON u.id = s.user_id',
     )
     assert (public_id, status, initial) == (answers[0][1]["game"], "waiting", "alice")
     assert query(server.database_url, "SELECT kind FROM games_gameevent") == [("create",)]
+
+
+# The players in seats 0 and 1 of each game (seat 1 empty while it waits).
+PLAYERS = (
+    ' JOIN games_seat sa ON sa.game_id = g.id AND sa."index" = 0 JOIN auth_user a ON a.id = sa.user_id'
+    ' LEFT JOIN games_seat sb ON sb.game_id = g.id AND sb."index" = 1 LEFT JOIN auth_user b ON b.id = sb.user_id'
+)
 
 
 def test_fifty_players_joining_at_once_make_twenty_five_games(start_server):
@@ -172,8 +180,7 @@ def test_fifty_players_joining_at_once_make_twenty_five_games(start_server):
     assert statuses(answers) == {200: 50}, answers
     games = query(
         server.database_url,
-        "SELECT g.public_id, g.status, a.username, b.username FROM games_game g"
-        " JOIN auth_user a ON a.id = g.initial_player_id LEFT JOIN auth_user b ON b.id = g.second_player_id",
+        "SELECT g.public_id, g.status, a.username, b.username FROM games_game g" + PLAYERS,
     )
     assert len(games) == 25
     assert {status for _, status, _, _ in games} == {"playing"}
@@ -191,9 +198,8 @@ def test_two_players_joining_at_once_always_pair(server):
         assert answers[0] == answers[1] and answers[0][0] == 200, answers
         [(public_id, status, *players)] = query(
             server.database_url,
-            "SELECT g.public_id, g.status, a.username, b.username FROM games_game g JOIN auth_user a"
-            ' ON a.id = g.initial_player_id JOIN auth_user b ON b.id = g.second_player_id WHERE g."group" = %s',
-            (group,),
+            "SELECT g.public_id, g.status, a.username, b.username FROM games_game g" + PLAYERS + " WHERE g.pool = %s",
+            (str(group),),
         )
         assert (public_id, status, set(players)) == (answers[0][1]["game"], "playing", set(PASSWORDS))
 

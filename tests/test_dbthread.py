@@ -21,14 +21,14 @@ class Refused(Exception):
 
 
 def room_add(group: int) -> int:
-    return WaitingRoom.objects.create(group=group, size=9).group
+    return int(WaitingRoom.objects.create(pool=str(group), variant="9").pool)
 
 
 def room_add_then_refuse(group: int) -> None:
     from django.db import transaction
 
     with transaction.atomic():  # as a service does: its writes are undone with it
-        WaitingRoom.objects.create(group=group, size=9)
+        WaitingRoom.objects.create(pool=str(group), variant="9")
         raise Refused(f"no room {group}")
 
 
@@ -65,7 +65,7 @@ def test_a_refused_call_undoes_only_itself(database_thread):
 
     assert outcomes[0] == 1 and outcomes[2] == 3
     assert isinstance(outcomes[1], Refused) and str(outcomes[1]) == "no room 2"
-    assert sorted(WaitingRoom.objects.values_list("group", flat=True)) == [1, 3]
+    assert sorted(WaitingRoom.objects.values_list("pool", flat=True)) == ["1", "3"]
 
 
 def test_a_database_error_in_a_batch_is_tried_again_alone(database_thread):
@@ -82,7 +82,7 @@ def test_a_database_error_in_a_batch_is_tried_again_alone(database_thread):
 
     assert outcomes == [1, 2, 3]
     assert attempts == [2, 2]
-    assert sorted(WaitingRoom.objects.values_list("group", flat=True)) == [1, 2, 3]
+    assert sorted(WaitingRoom.objects.values_list("pool", flat=True)) == ["1", "2", "3"]
 
 
 def test_the_thread_survives_every_kind_of_failure(database_thread):

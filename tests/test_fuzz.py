@@ -191,15 +191,15 @@ def post(client, function: str, body: bytes) -> tuple[int, Any]:
 def start_game(client) -> Game:
     """Pair alice (the initial player) and bob through `join`, in a (group, size) nobody else waits in."""
     group = next(_groups)
-    while Game.objects.filter(group=group).exists():
+    while Game.objects.filter(pool=str(group)).exists():
         group = next(_groups)
     answers = [
         post(client, "join", body_of({"group": group, "nick": nick, "password": PASSWORDS[nick], "size": SIZE}))
         for nick in ("alice", "bob")
     ]
     assert answers[0] == answers[1] and answers[0][0] == 200
-    game = Game.objects.select_related("initial_player", "second_player").get(public_id=answers[0][1]["game"])
-    assert (game.status, game.initial_player.username, game.second_player.username) == ("playing", "alice", "bob")
+    game = Game.objects.get(public_id=answers[0][1]["game"])
+    assert (game.status, [user.username for user in game.players]) == ("playing", ["alice", "bob"])
     return game
 
 
@@ -320,7 +320,7 @@ def valid_payload(function: str, nick: str, game: Game, cell: int) -> dict:
         "nick": nick,
         "password": PASSWORDS[nick],
         "game": game.public_id,
-        "group": game.group,
+        "group": int(game.pool),
         "size": SIZE,
         "cell": cell,
     }

@@ -148,6 +148,7 @@ def test_the_pages_link_to_each_other(start_server, page):
     assert server.call("roll", nick="alice", password=PASSWORD, game=game)[0] == 200  # played: the result counts
     server.call("leave", nick="bob", password=PASSWORD, game=game)
     page.goto(server.url + "/")
+    page.click("#lobby >> text=Play Tâb")
     page.click(".topbar-links >> text=Rankings")
     page.click("text=Group 3")
     expect(page.locator("#ranking tbody tr")).to_have_count(2)
@@ -175,6 +176,8 @@ def test_the_pages_run_under_their_content_security_policy(start_server, browser
     page.on("console", lambda message: message.type in ("error", "warning") and problems.append(message.text))
     try:
         page.goto(f"{server.url}/")
+        page.locator("#lobby").wait_for()
+        page.goto(f"{server.url}/play/tab/")
         page.locator("#level option").first.wait_for(state="attached")  # the app's script filled the menu
         page.goto(f"{server.url}/games/{game}/")
         page.locator("#watch-status", has_text="to play").wait_for()  # the live view's script got the stream

@@ -172,8 +172,13 @@ def open_stream(server, nick: str, game: str, headers: str = ""):
 @pytest.mark.server
 def test_open_streams_per_nick_are_capped(start_server):
     server = start_server(TAB_STREAMS_PER_NICK="2")
-    assert server.call("register", nick="zp", password="secret") == (200, {})
-    games = [server.call("join", nick="zp", password="secret", group=group, size=9)[1]["game"] for group in (1, 2, 3)]
+    for nick in ("zp", "op"):
+        assert server.call("register", nick=nick, password="secret") == (200, {})
+    # Three games in play (an account waits in one game at a time).
+    games = []
+    for group in (1, 2, 3):
+        games.append(server.call("join", nick="zp", password="secret", group=group, size=9)[1]["game"])
+        assert server.call("join", nick="op", password="secret", group=group, size=9)[1]["game"] == games[-1]
     (first, status_1), (second, status_2) = open_stream(server, "zp", games[0]), open_stream(server, "zp", games[1])
     assert (status_1, status_2) == (200, 200)
     response = server.http.get("/update", params={"nick": "zp", "game": games[2]})
@@ -221,8 +226,12 @@ def test_a_stranger_cannot_use_up_a_players_streams(start_server):
 def test_a_stream_keeps_its_slot_beyond_the_slots_lifetime(start_server):
     # A slot lives three keep-alive periods (6 s here) unless the keep-alive timer renews it.
     server = start_server(TAB_STREAMS_PER_NICK="1", TAB_KEEPALIVE_SECONDS="2")
-    assert server.call("register", nick="zq", password="secret") == (200, {})
-    games = [server.call("join", nick="zq", password="secret", group=group, size=9)[1]["game"] for group in (1, 2)]
+    for nick in ("zq", "zr"):
+        assert server.call("register", nick=nick, password="secret") == (200, {})
+    # A game in play, then one waiting (an account waits in one game at a time).
+    games = [server.call("join", nick="zq", password="secret", group=1, size=9)[1]["game"]]
+    assert server.call("join", nick="zr", password="secret", group=1, size=9)[1]["game"] == games[0]
+    games.append(server.call("join", nick="zq", password="secret", group=2, size=9)[1]["game"])
     first, status = open_stream(server, "zq", games[0])
     assert status == 200
     # Four keep-alives come at least four periods after the slot was taken: past its first lifetime.

@@ -10,10 +10,10 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from games.models import Game
-from games.services import game_join, game_leave
+from games.services import game_leave
 from rankings import pages as ranking_pages
 
-from .conftest import first_throw, play_to_the_end
+from .conftest import first_throw, play_to_the_end, tab_join
 from .factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -36,8 +36,8 @@ def rows_of(page: str, table_id: str) -> list[list[str]]:
 
 def duel(winner, loser, *, group: int = 1, size: int = 7) -> Game:
     """A game between two players that ends when `loser` leaves it."""
-    game = game_join(user_id=winner.pk, group=group, size=size)
-    game_join(user_id=loser.pk, group=group, size=size)
+    game = tab_join(user_id=winner.pk, group=group, size=size)
+    tab_join(user_id=loser.pk, group=group, size=size)
     first_throw(game.public_id)
     game_leave(public_id=game.public_id, user_id=loser.pk)
     return game
@@ -55,7 +55,10 @@ def results(alice, bob, charlie):
 def test_the_rankings_index_lists_every_table(client, results, django_assert_num_queries):
     with django_assert_num_queries(1):  # the page, with the number of tables
         page = html(client.get("/rankings/"))
-    assert rows_of(page, "tables") == [["Group 1", "7", "3", "3", "CSV"], ["Group 2", "9", "2", "1", "CSV"]]
+    assert rows_of(page, "tables") == [
+        ["Group 1", "Tâb", "7 columns", "3", "3", "CSV"],
+        ["Group 2", "Tâb", "9 columns", "2", "1", "CSV"],
+    ]
     assert 'href="/rankings/1/7/"' in page and 'href="/rankings/2/9.csv"' in page
 
 
@@ -172,11 +175,11 @@ def test_a_ranking_table_as_csv(client, results, django_assert_num_queries):
 
 
 def test_a_players_page(client, results, django_assert_num_queries):
-    with django_assert_num_queries(3):  # the player, their ratings by size, their latest games
+    with django_assert_num_queries(4):  # the player, their ratings, their latest games and their players
         page = html(client.get("/players/bob/"))
     assert "<h1>bob</h1>" in page
-    assert rows_of(page, "sizes")[0][:4] == ["7", "2", "1", "50%"]
-    assert rows_of(page, "sizes")[1][:4] == ["9", "1", "1", "100%"]
+    assert rows_of(page, "sizes")[0][:5] == ["Tâb", "7 columns", "2", "1", "50%"]
+    assert rows_of(page, "sizes")[1][:5] == ["Tâb", "9 columns", "1", "1", "100%"]
     assert '<dd id="total-games">3</dd>' in page and '<dd id="total-victories">2</dd>' in page
     assert page.count('href="/games/') >= 3 and 'href="/games/?player=bob"' in page
 
@@ -188,13 +191,13 @@ def test_a_player_with_an_awkward_nick(client, db):
 
 
 def test_the_games_list_of_everyone_and_of_a_player(client, alice, bob, charlie, results, django_assert_num_queries):
-    live = game_join(user_id=charlie.pk, group=5, size=7)
-    game_join(user_id=bob.pk, group=5, size=7)
-    with django_assert_num_queries(1):  # the page with the number of games
+    live = tab_join(user_id=charlie.pk, group=5, size=7)
+    tab_join(user_id=bob.pk, group=5, size=7)
+    with django_assert_num_queries(2):  # the page with the number of games, their players
         page = html(client.get("/games/"))
     assert page.count('<a class="badge badge-live"') == 1 and f"/games/{live.public_id}/" in page
     assert page.count("won</span>") == 4
-    with django_assert_num_queries(2):  # the player too
+    with django_assert_num_queries(3):  # the player too
         mine = html(client.get("/games/", {"player": "charlie"}))
     assert mine.count("<tr>") == 1 + 3  # the head, then charlie's three games
     assert "Games of charlie" in mine
@@ -204,7 +207,7 @@ def test_a_finished_game_with_its_log_and_replay(client, api, alice, bob, start_
     game = start_game(size=7)
     play_to_the_end(api, game, random.Random(4))
     finished = Game.objects.select_related("winner").get(public_id=game)
-    with django_assert_num_queries(2):  # the game with its players, its log
+    with django_assert_num_queries(3):  # the game, its players, its log
         page = html(client.get(f"/games/{game}/"))
     assert f"{finished.winner.username} won</span>" in page and "Won on the board." in page
     log = rows_of(page, "log")
@@ -213,8 +216,8 @@ def test_a_finished_game_with_its_log_and_replay(client, api, alice, bob, start_
     assert {"start", "throw", "move"} <= kinds
     assert any(row[2].startswith("threw") for row in log) and any(row[2].startswith("moved") for row in log)
     data = json.loads(page.split('<script id="replay-data" type="application/json">')[1].split("</script>")[0])
-    assert data["size"] == 7 and data["players"] == {"Blue": "alice", "Red": "bob"}
-    assert data["winner"] == ("Blue" if finished.winner.username == "alice" else "Red")
+    assert data["size"] == 7 and data["options"] == {"size": 7} and data["players"] == ["alice", "bob"]
+    assert data["winner"] == (0 if finished.winner.username == "alice" else 1)
     assert len(data["log"]) == len(log) and data["log"][0]["kind"] == "start"
     assert 'src="/static/js/replay.js"' in page
 
@@ -227,7 +230,7 @@ def test_a_game_in_play_is_watched_through_its_own_stream(client, alice, bob, st
 
 
 def test_a_game_that_never_started(client, alice):
-    game = game_join(user_id=alice.pk, group=1, size=7)
+    game = tab_join(user_id=alice.pk, group=1, size=7)
     game_leave(public_id=game.public_id, user_id=alice.pk)
     page = html(client.get(f"/games/{game.public_id}/"))
     assert "No result" in page and "Left while waiting." in page and "<canvas" not in page

@@ -1,4 +1,5 @@
-"""Glicko-2: the pure module against Glickman's worked example, and the ratings the server keeps per board size."""
+"""Ratings: Glicko-2 (the pure module against Glickman's worked example) in games for two, per Tâb board size;
+Plackett-Luce (openskill) in games for more; both rebuilt exactly from the matches."""
 
 import random
 
@@ -8,8 +9,10 @@ from games.services import game_end, game_leave
 from rankings import glicko2
 from rankings.models import Ranking, Rating
 from rankings.selectors import ranking_top
+from rankings.services import PLACKETT_LUCE, Result, rankings_rebuild, result_record
 
 from .conftest import first_throw, play_to_the_end
+from .factories import UserFactory
 
 
 def test_glickmans_worked_example():
@@ -53,7 +56,7 @@ def test_a_game_won_on_the_board_updates_both_ratings(api, alice, bob, start_gam
         winner: (pytest.approx(won.rating), pytest.approx(won.deviation), pytest.approx(won.volatility), 1, 1),
         loser: (pytest.approx(lost.rating), pytest.approx(lost.deviation), pytest.approx(lost.volatility), 1, 0),
     }
-    assert Rating.objects.get(player__username=winner).size == 7
+    assert Rating.objects.values_list("kind", "variant").get(player__username=winner) == ("tab", "7")
 
 
 @pytest.mark.django_db
@@ -62,9 +65,9 @@ def test_ratings_are_per_board_size_across_groups(api, alice, bob, start_game):
         game = start_game(group=group, size=size)
         first_throw(game)
         game_leave(public_id=game, user_id=leaver.pk)
-    by_size = {(r.player.username, r.size): (r.games, r.victories) for r in Rating.objects.select_related("player")}
-    assert by_size == {("alice", 7): (2, 2), ("bob", 7): (2, 0), ("alice", 9): (1, 0), ("bob", 9): (1, 1)}
-    alice_7 = Rating.objects.get(player=alice, size=7)
+    by_size = {(r.player.username, r.variant): (r.games, r.victories) for r in Rating.objects.select_related("player")}
+    assert by_size == {("alice", "7"): (2, 2), ("bob", "7"): (2, 0), ("alice", "9"): (1, 0), ("bob", "9"): (1, 1)}
+    alice_7 = Rating.objects.get(player=alice, kind="tab", variant="7")
     once, _ = glicko2.rate_game(glicko2.Glicko(), glicko2.Glicko(), 1.0)
     assert alice_7.rating > once.rating  # the second victory counted on top of the first
 
@@ -74,11 +77,12 @@ def test_the_ranking_function_is_unchanged_by_ratings(api, alice, bob, start_gam
     game = start_game(group=3, size=7)
     first_throw(game)
     game_leave(public_id=game, user_id=bob.pk)
-    assert ranking_top(group=3, size=7) == [
+    assert ranking_top(kind="tab", variant="7", pool="3") == [
         {"nick": "alice", "victories": 1, "games": 1},
         {"nick": "bob", "victories": 0, "games": 1},
     ]
-    assert api("ranking", {"group": 3, "size": 7}) == (200, {"ranking": ranking_top(group=3, size=7)})
+    top = ranking_top(kind="tab", variant="7", pool="3")
+    assert api("ranking", {"group": 3, "size": 7}) == (200, {"ranking": top})
 
 
 @pytest.mark.django_db
@@ -86,3 +90,59 @@ def test_a_game_with_no_result_counts_for_no_one(alice, bob, start_game):
     game_end(public_id=start_game(), opponent_wins=False)
     assert not Ranking.objects.exists()
     assert not Rating.objects.exists()
+
+
+def multiplayer(ranks: dict, pool: str = "") -> Result:
+    return Result(kind="fish", variant="", pool=pool, ranks=ranks, multiplayer=True)
+
+
+@pytest.mark.django_db
+def test_a_match_of_four_rates_each_player_by_place_with_plackett_luce(alice, bob, charlie):
+    dave = UserFactory(username="dave")
+    result_record(multiplayer({alice.pk: 1, bob.pk: 2, charlie.pk: 2, dave.pk: 4}, pool="7"))
+    rows = {r.player.username: r for r in Rating.objects.select_related("player")}
+    assert {nick: (r.kind, r.variant, r.games, r.victories) for nick, r in rows.items()} == {
+        "alice": ("fish", "", 1, 1),
+        "bob": ("fish", "", 1, 0),
+        "charlie": ("fish", "", 1, 0),
+        "dave": ("fish", "", 1, 0),
+    }
+    # The same as the model itself gives, on Glicko's scale: first above, a shared second alike, last below.
+    model = PLACKETT_LUCE
+    expected = model.rate([[model.rating()] for _ in range(4)], ranks=[1.0, 2.0, 2.0, 4.0])
+    for nick, (new,) in zip(("alice", "bob", "charlie", "dave"), expected, strict=True):
+        assert (rows[nick].rating, rows[nick].deviation) == (pytest.approx(new.mu), pytest.approx(new.sigma))
+    assert rows["alice"].rating > rows["bob"].rating > rows["dave"].rating
+    assert rows["bob"].rating == pytest.approx(rows["charlie"].rating)
+    assert ranking_top(kind="fish", variant="", pool="7")[0] == {"nick": "alice", "victories": 1, "games": 1}
+
+
+@pytest.mark.django_db
+def test_a_match_everyone_shares_first_place_in_is_nobodys_victory(alice, bob, charlie):
+    result_record(multiplayer({alice.pk: 1, bob.pk: 1, charlie.pk: 1}))
+    assert set(Ranking.objects.values_list("victories", "games")) == {(0, 1)}
+    assert {round(r.rating, 6) for r in Rating.objects.all()} == {PLACKETT_LUCE.mu}
+
+
+@pytest.mark.django_db
+def test_rebuilding_gives_the_ratings_the_matches_gave_as_they_ended(alice, bob, charlie):
+    matches = [
+        multiplayer({alice.pk: 1, bob.pk: 2, charlie.pk: 3}),
+        multiplayer({alice.pk: 3, bob.pk: 1, charlie.pk: 2}),
+        Result(kind="tab", variant="7", pool="1", ranks={alice.pk: 2, bob.pk: 1}, multiplayer=False),
+    ]
+    for match in matches:
+        result_record(match)
+
+    def table():
+        return sorted(
+            (kind, variant, nick, round(rating, 6), round(deviation, 6), games, victories)
+            for kind, variant, nick, rating, deviation, games, victories in Rating.objects.values_list(
+                "kind", "variant", "player__username", "rating", "deviation", "games", "victories"
+            )
+        )
+
+    before = table()
+    rankings_rebuild(matches)
+    assert table() == before
+    assert len(before) == 3 + 2  # each game and variant rated apart

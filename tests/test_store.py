@@ -7,7 +7,7 @@ import pytest
 from django.db import transaction
 
 from games import store
-from games.models import Game, GameEvent
+from games.models import Game, GameEvent, Seat
 from games.rules import tab
 
 pytestmark = pytest.mark.django_db
@@ -17,7 +17,9 @@ COMPARED = [field.attname for field in Game._meta.concrete_fields if field.attna
 
 def twins(alice, bob) -> tuple[Game, Game]:
     """Two games alike in every column but their keys."""
-    made = [Game.objects.create(group=3, size=9, initial_player=alice, second_player=bob, version=4) for _ in range(2)]
+    made = [Game.objects.create(options={"size": 9}, variant="9", pool="3", version=4) for _ in range(2)]
+    for game in made:
+        Seat.objects.bulk_create([Seat(game=game, index=0, user=alice), Seat(game=game, index=1, user=bob)])
     Game.objects.filter(pk__in=[game.pk for game in made]).update(created_at=datetime(2026, 2, 1, tzinfo=UTC))
     return Game.objects.get(pk=made[0].pk), Game.objects.get(pk=made[1].pk)
 
@@ -35,6 +37,7 @@ def test_the_locked_game_is_the_game_the_orm_reads(alice, bob):
     assert [getattr(locked, name) for name in ("id", "public_id", *COMPARED)] == [
         getattr(orm, name) for name in ("id", "public_id", *COMPARED)
     ]
+    assert locked.seat_user_ids == [alice.pk, bob.pk] == orm.seat_user_ids
     assert store.game_locked("no such game") is None
 
 
@@ -53,10 +56,10 @@ def test_an_action_writes_the_row_the_orm_would(alice, bob):
     theirs.save()
     assert row(ours) == row(theirs)
     # Only what changed is written: a change made meanwhile to another column stays.
-    Game.objects.filter(pk=ours.pk).update(group=77)
+    Game.objects.filter(pk=ours.pk).update(pool="77")
     ours.version = 6
     store.game_save(ours)
-    assert Game.objects.values_list("group", "version").get(pk=ours.pk) == (77, 6)
+    assert Game.objects.values_list("pool", "version").get(pk=ours.pk) == ("77", 6)
 
 
 def test_a_log_entry_is_the_row_the_orm_would_insert(alice, bob):

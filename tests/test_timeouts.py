@@ -10,6 +10,9 @@ from games.models import Game, GameEvent
 from games.services import game_expire_due
 from rankings.models import Ranking
 
+from .conftest import tab_join
+from .factories import UserFactory
+
 pytestmark = pytest.mark.django_db
 
 
@@ -77,9 +80,10 @@ def test_a_lonely_wait_expires_without_a_winner(api, alice, settings):
     assert again["game"] != body["game"]
 
 
-def test_many_due_games_are_swept_in_batches(api, alice, settings):
+def test_many_due_games_are_swept_in_batches(db, settings):
+    # Seven players waiting, each in a group of their own (an account waits in one game at a time).
     for group in range(1, 8):
-        api.as_player("alice")("join", group=group, size=7)
+        tab_join(user_id=UserFactory(username=f"lonely{group}").pk, group=group, size=7)
     assert game_expire_due(now=later(settings.TAB_TURN_TIMEOUT + 1), limit=3) == 3
     assert game_expire_due(now=later(settings.TAB_TURN_TIMEOUT + 1), limit=3) == 3
     assert game_expire_due(now=later(settings.TAB_TURN_TIMEOUT + 1), limit=3) == 1

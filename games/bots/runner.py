@@ -76,7 +76,7 @@ def resume() -> int:
     from ..services import seat_on_turn
 
     scheduled = 0
-    for game in Game.objects.filter(status=Game.Status.PLAYING).iterator():
+    for game in Game.objects.filter(status=Game.Status.PLAYING).prefetch_related("seats").iterator(chunk_size=500):
         if is_computer(seat_on_turn(game)[1]):
             schedule(game.public_id)
             scheduled += 1

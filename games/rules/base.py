@@ -86,9 +86,20 @@ class Engine[StateT, ActionT](Protocol):
     min_seats: int
     max_seats: int
     chance: bool  # whether dice, sticks or the like decide part of the game (see `chances`)
+    # What each kind of log entry the engine writes (`Played.kind`) means, for people: {"throw": "threw the sticks"}.
+    action_labels: Mapping[str, str]
 
     def options(self, raw: Mapping[str, Any]) -> dict[str, Any]:
         """Return the game's options from `raw` with defaults filled in, or raise ValueError naming the bad one."""
+        ...
+
+    def variant(self, options: Mapping[str, Any]) -> str:
+        """Return the short label of the options that make a different game for ratings (Tâb: the board size, "9"),
+        or "" when every match of the game is rated together."""
+        ...
+
+    def variant_label(self, variant: str) -> str:
+        """Return `variant()`'s label for people ("9 columns"), or "" for the game's only variant."""
         ...
 
     def new(self, seats: int, options: Mapping[str, Any], rng: random.Random) -> StateT:

@@ -447,9 +447,22 @@ class TabEngine:
     min_seats = 2
     max_seats = 2
     chance = True
+    action_labels: Mapping[str, str] = {
+        "throw": "threw the sticks",
+        "select": "selected a piece",
+        "deselect": "cancelled the selection",
+        "move": "moved a piece",
+        "pass": "passed the turn",
+    }
 
     def options(self, raw: Mapping[str, Any]) -> dict[str, Any]:
         return {"size": check_size(raw.get("size", DEFAULT_SIZE))}
+
+    def variant(self, options: Mapping[str, Any]) -> str:
+        return str(self.options(options)["size"])
+
+    def variant_label(self, variant: str) -> str:
+        return f"{variant} columns"
 
     def new(self, seats: int, options: Mapping[str, Any], rng: random.Random) -> State:
         if seats != 2:

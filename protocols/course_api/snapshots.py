@@ -12,7 +12,8 @@ def game_snapshot(game: Game, state: tab.State | None = None) -> dict:
     given, is the rules state of `game.state`, already decoded."""
     if state is None:
         state = tab.State.from_json(game.state)
-    nicks = {tab.BLUE: nick_of(game.initial_player_id), tab.RED: nick_of(game.second_player_id)}
+    blue, red = game.seat_user_ids
+    nicks = {tab.BLUE: nick_of(blue), tab.RED: nick_of(red)}
     snapshot = {
         "pieces": [piece.to_json() if piece else None for piece in state.pieces],
         "initial": nicks[tab.BLUE],

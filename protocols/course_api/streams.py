@@ -60,7 +60,7 @@ def _current(game_pk: int) -> tuple[int, bool, str | None]:
 
 @in_worker_thread
 def _find(public_id: str, nick: str) -> tuple[Game | None, bool]:
-    game = Game.objects.select_related("initial_player", "second_player").filter(public_id=public_id).first()
+    game = Game.objects.prefetch_related("seats__user").filter(public_id=public_id).first()
     return game, game is not None and any(player.username == nick for player in game.players)
 
 

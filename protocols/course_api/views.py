@@ -43,7 +43,8 @@ async def join(args: dict[str, Any]) -> dict[str, Any]:
     group = integer_argument(args, "group", is_group)
     login = credentials(args)
     size = integer_argument(args, "size", _is_board_size)
-    game = await as_player(login, services.game_join, group=group, size=size)
+    # A course group is the pool players meet in; the board size is Tâb's one option.
+    game = await as_player(login, services.match_join, kind="tab", options={"size": size}, pool=str(group))
     return {"game": game.public_id}
 
 
@@ -102,4 +103,4 @@ async def ranking(args: dict[str, Any]) -> dict[str, Any]:
     size = integer(args.get("size"))
     if size is None or not 1 <= size <= 1000:
         raise Refusal(f"Invalid size '{shown(args.get('size', 'undefined'))}'")
-    return {"ranking": await in_database_thread(ranking_top)(group=group, size=size)}
+    return {"ranking": await in_database_thread(ranking_top)(kind="tab", variant=str(size), pool=str(group))}
