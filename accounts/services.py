@@ -58,6 +58,12 @@ def _nick_taken_as(nick: str) -> str | None:
     return NickKey.objects.filter(key=nick_key(nick)).values_list("user__username", flat=True).first()
 
 
+def _registration(nick: str) -> tuple[StoredAccount | None, str | None]:
+    """Return the account of this exact nick, if any, and the nick of an account that is the same nick."""
+    account = _stored_account(nick)
+    return account, None if account is not None else _nick_taken_as(nick)
+
+
 def _account_create(nick: str, encoded: str) -> int | None:
     """Create the account with an already hashed password; return its id, or None if the nick is taken."""
     user = User(username=nick, password=encoded)
@@ -97,22 +103,22 @@ async def user_register(*, nick: str, password: str) -> int:
     user_id = await _in_database_thread(remembered_user_id)(nick, password)
     if user_id is not None:
         return user_id
-    if await _in_database_thread(_stored_account)(nick) is None:
+    account, taken_as = await _in_database_thread(_registration)(nick)
+    if account is None:
         # Accounts made before the rule keep working: for them, registering again is a password check.
         if not nick_is_valid(nick):
             raise InvalidNick(f"Invalid nick: {NICK_RULE_TEXT}")
-        await _refuse_taken(nick)
+        _refuse_taken(nick, taken_as)
         user_id = await _in_database_thread(_account_create)(nick, await _hashing(password))
         if user_id is not None:
             await _in_database_thread(credentials.remember)(nick, password, user_id)
             return user_id
-        await _refuse_taken(nick)
+        _refuse_taken(nick, await _in_database_thread(_nick_taken_as)(nick))
     # Registered before, or meanwhile: then this is a password check (the remembered pairs were looked up above).
     return await user_verify(nick=nick, password=password)
 
 
-async def _refuse_taken(nick: str) -> None:
-    other = await _in_database_thread(_nick_taken_as)(nick)
+def _refuse_taken(nick: str, other: str | None) -> None:
     if other is not None and other != nick:
         raise InvalidNick(f"Invalid nick: the same nick as '{other}', already registered")
 

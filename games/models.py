@@ -187,3 +187,13 @@ class WaitingRoom(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.variant} in {self.pool or 'no pool'}"
+
+
+class SweepMark(models.Model):
+    """When a deadline sweeper last ran, in any server process (one row): a gap longer than the grace is an outage
+    of ours, which the next sweep makes good by pushing back the deadlines it froze (games/services.py)."""
+
+    swept_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"swept at {self.swept_at:%Y-%m-%d %H:%M:%S}"

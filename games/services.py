@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Exists, OuterRef, Prefetch
+from django.db.models import Exists, F, OuterRef, Prefetch
 from django.utils import timezone
 
 from accounts.nicks import is_computer
@@ -21,7 +21,7 @@ from rankings.services import Result, rankings_rebuild, result_record
 
 from . import history, publication, store
 from .bots import runner
-from .models import Game, GameEvent, Seat, WaitingRoom
+from .models import Game, GameEvent, Seat, SweepMark, WaitingRoom
 from .rules import Engine, IllegalAction, Outcome, Played, find_engine
 
 # The dice and sticks of every game: the operating system's randomness, which no player can predict.
@@ -169,6 +169,7 @@ def _start(game: Game, user_id: int, now: datetime) -> None:
     game.started_at = now
     game.deadline = _deadline(now)
     _record(game, GameEvent.Kind.START, user_id, {}, now)
+    store.seated_remember(game)
 
 
 def _new_match(kind: str, options: dict, pool: str, seat_count: int | None = None) -> Game:
@@ -297,6 +298,33 @@ def game_act(*, public_id: str, user_id: int, action: object, not_your_turn: str
             _finish(game, ranks=outcome.ranks, ending=_ending(outcome), now=now)
         _record(game, played.kind, user_id, dict(played.data), now, state)
         return played
+
+
+# How often the sweepers note that they run: a write a second at most, whatever the number of processes.
+SWEEP_MARKED_EVERY = timedelta(seconds=1)
+
+
+def outage_bridge(*, now: datetime | None = None) -> timedelta | None:
+    """Note that a sweeper runs now; if none ran for longer than TAB_OUTAGE_GRACE (every server down, or the
+    database unreachable), push back the deadlines that were still ahead when one last ran by the whole gap, and
+    return the gap. A turn's clock stands still while we cannot serve; deadlines that were already due then stay due.
+    """
+    now = now or timezone.now()
+    mark = SweepMark.objects.filter(pk=1).values_list("swept_at", flat=True).first()
+    # A plain read first: within a second of the last mark, there is nothing to write.
+    if mark is not None and mark <= now < mark + SWEEP_MARKED_EVERY:
+        return None
+    with transaction.atomic():
+        mark_row, created = SweepMark.objects.select_for_update().get_or_create(pk=1, defaults={"swept_at": now})
+        if created or now <= mark_row.swept_at:
+            return None
+        gap = now - mark_row.swept_at
+        bridged = gap > timedelta(seconds=settings.TAB_OUTAGE_GRACE)
+        if bridged:
+            Game.objects.filter(deadline__gte=mark_row.swept_at).update(deadline=F("deadline") + gap)
+        mark_row.swept_at = now
+        mark_row.save(update_fields=["swept_at"])
+        return gap if bridged else None
 
 
 def game_expire_due(*, now: datetime | None = None, limit: int = 200) -> int:

@@ -1,9 +1,8 @@
-"""The three statements of every game action, built once: lock the game (its seats' users read along), save it, add
-an entry to its log.
+"""The three statements of every game action, built once: lock the game, save it, add an entry to its log; and the
+users in its seats, read once per game and process.
 
-Through the ORM these cost about 0.8 ms of CPU per action, most of it building the same SQL again each time (the
-queryset, its compiler, the model's save machinery), against some 30 µs for running the statements themselves.
-Here each statement is written once per database vendor from the models' own metadata (table, columns, quoting,
+Through the ORM, most of an action's CPU went to building the same SQL again each time (the queryset, its compiler,
+the model's save machinery), many times what running the statements costs (BENCHMARKS.md). Here each statement is written once per database vendor from the models' own metadata (table, columns, quoting,
 FOR UPDATE where the database has it), and each action only adapts its values through the fields, as the ORM does,
 and runs it. Everything else that writes games (pairing, the admin, recomputations) uses the ORM.
 """
@@ -12,9 +11,8 @@ from datetime import datetime
 from functools import cache
 
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import CharField, Field, OuterRef, StringAgg, Subquery, Value
+from django.db.models import Field
 from django.db.models.expressions import Col
-from django.db.models.functions import Cast, Concat
 
 from .models import Game, GameEvent, Seat
 
@@ -33,29 +31,17 @@ EVENT_FIELDS = ("game", "seq", "kind", "player", "data", "created_at")
 _ATTNAMES = {name: Game._meta.get_field(name).attname for name in GAME_SAVED}
 
 
-# Stands for the game's id while the locking query is built, to find its place among the query's parameters.
-_PUBLIC_ID = "\x00public_id"
-
-
-def _seat_users() -> Subquery:
-    """A game's seats as one text, each seat's index and user id ("1:7,0:12", in any order: not every SQLite orders
-    an aggregate): a subquery of the locking query, so that an action stays three statements."""
-    seats = Seat.objects.filter(game=OuterRef("pk")).order_by().values("game")
-    seat = Concat(Cast("index", CharField()), Value(":"), Cast("user", CharField()), output_field=CharField())
-    return Subquery(seats.annotate(users=StringAgg(seat, Value(","))).values("users"))
-
-
-def _seat_user_ids(text: str | None) -> list[int]:
-    pairs = sorted(tuple(map(int, seat.split(":"))) for seat in text.split(",")) if text else []
-    return [user_id for _, user_id in pairs]
+# The users in a started game's seats never change: each process remembers them for the latest games it served, so
+# that an action reads them once per game, not once per action.
+_seated: dict[str, list[int]] = {}
+SEATED_REMEMBERED = 50_000
 
 
 @cache
-def _locking(vendor: str) -> tuple[str, list, int, list[str], list[tuple[Col, list]]]:
-    """Return the locking query, its parameters with the place of the game's id among them, the names of the
-    columns it reads, and each column with its converters (the seats' users follow them)."""
+def _locking(vendor: str) -> tuple[str, list[str], list[tuple[Col, list]]]:
+    """Return the locking query, the names of the columns it reads, and each column with its converters."""
     db = connections[DEFAULT_DB_ALIAS]
-    sql, params = Game.objects.filter(public_id=_PUBLIC_ID).annotate(seat_users=_seat_users()).query.sql_with_params()
+    sql, _ = Game.objects.filter(public_id="").query.sql_with_params()
     # Built outside a transaction, where the ORM refuses FOR UPDATE: the clause is added here, as the ORM would.
     if db.features.has_select_for_update:
         sql = f"{sql} {db.ops.for_update_sql()}"
@@ -64,7 +50,22 @@ def _locking(vendor: str) -> tuple[str, list, int, list[str], list[tuple[Col, li
     for field in fields:
         column = field.get_col(Game._meta.db_table)
         converters.append((column, db.ops.get_db_converters(column) + column.get_db_converters(db)))
-    return sql, list(params), params.index(_PUBLIC_ID), [field.attname for field in fields], converters
+    return sql, [field.attname for field in fields], converters
+
+
+@cache
+def _seats(vendor: str) -> str:
+    quote = connections[DEFAULT_DB_ALIAS].ops.quote_name
+    user, game, index = (quote(Seat._meta.get_field(name).column) for name in ("user", "game", "index"))
+    return f"SELECT {user} FROM {quote(Seat._meta.db_table)} WHERE {game} = %s ORDER BY {index}"
+
+
+def seated_remember(game: Game) -> None:
+    """Remember the users in the seats of a game that has started (its seats are taken for good)."""
+    if game.status != Game.Status.WAITING:
+        if len(_seated) >= SEATED_REMEMBERED:
+            del _seated[next(iter(_seated))]  # the oldest
+        _seated[game.public_id] = list(game.seat_user_ids)
 
 
 @cache
@@ -86,24 +87,28 @@ def _insert(vendor: str) -> tuple[str, list[Field]]:
 
 def game_locked(public_id: str) -> Game | None:
     """Return the game, its row locked until the transaction ends (select_for_update()), with the user id in each of
-    its seats read along (`Game.seat_user_ids`), or None."""
+    its seats (`Game.seat_user_ids`: read once a game has started, then remembered), or None."""
     db = connections[DEFAULT_DB_ALIAS]
-    sql, params, public_id_at, names, converters = _locking(db.vendor)
-    params = params.copy()
-    params[public_id_at] = public_id
+    sql, names, converters = _locking(db.vendor)
     with db.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(sql, [public_id])
         row = cursor.fetchone()
     if row is None:
         return None
-    *columns, seat_users = row
     values = []
-    for value, (column, functions) in zip(columns, converters, strict=True):
+    for value, (column, functions) in zip(row, converters, strict=True):
         for function in functions:
             value = function(value, column, db)
         values.append(value)
     game = Game.from_db(DEFAULT_DB_ALIAS, names, values)
-    game._seat_user_ids = _seat_user_ids(seat_users)
+    seated = _seated.get(public_id)
+    if seated is None:
+        with db.cursor() as cursor:
+            cursor.execute(_seats(db.vendor), [game.pk])
+            game._seat_user_ids = [user_id for (user_id,) in cursor.fetchall()]
+        seated_remember(game)
+    else:
+        game._seat_user_ids = list(seated)
     _remember_stored(game)
     return game
 

@@ -22,12 +22,18 @@ ROOMS_CLEANED_EVERY = 60.0
 
 
 def sweep_forever(stop: threading.Event) -> None:
-    from .services import game_expire_due, rooms_clean
+    from .services import game_expire_due, outage_bridge, rooms_clean
 
     rooms_cleaned = time.monotonic()
     while not stop.wait(settings.TAB_SWEEP_INTERVAL):
         try:
             close_old_connections()
+            gap = outage_bridge()
+            if gap is not None:
+                logger.warning(
+                    "no deadline sweep for %.0f s: the deadlines still ahead then move as much later",
+                    gap.total_seconds(),
+                )
             while game_expire_due() > 0:
                 pass
             if time.monotonic() - rooms_cleaned >= ROOMS_CLEANED_EVERY:

@@ -295,6 +295,9 @@ TAB_TURN_TIMEOUT = env_int("TAB_TURN_TIMEOUT", 120, minimum=1)
 COMPUTER_THINK_MS = env_int("COMPUTER_THINK_MS", 1000)
 # How often each server process looks for games whose deadline has passed.
 TAB_SWEEP_INTERVAL = env_int("TAB_SWEEP_INTERVAL_MS", 500, minimum=10) / 1000
+# When no server has swept for longer than this (every process down, or the database unreachable), the deadlines
+# still ahead when the last sweep ran are pushed back by the whole gap: our outage costs no player a turn.
+TAB_OUTAGE_GRACE = env_int("TAB_OUTAGE_GRACE_SECONDS", 10, minimum=1)
 # Comment lines keep idle streams open through proxies that drop silent connections.
 TAB_KEEPALIVE_SECONDS = env_int("TAB_KEEPALIVE_SECONDS", 20, minimum=1)
 # How long a verified nick + password pair is trusted before the password hash is checked again.

@@ -5,6 +5,7 @@ is counted once."""
 import random
 import threading
 import time
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
@@ -317,3 +318,43 @@ def test_an_outage_is_logged_once_a_minute_not_once_a_request(monkeypatch):
         "Exception ignored",
         "Exception ignored (49 more like it in the last minute)",
     ]
+
+
+def sql_time(database_url: str, moment: datetime) -> str:
+    """A UTC time as the database stores it (SQLite: naive text in UTC)."""
+    text = moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+    return text if database_url.startswith("sqlite:") else f"{text}+00:00"
+
+
+def wait_for_a_sweep(database_url: str, after: datetime) -> None:
+    give_up = time.monotonic() + 30
+    while not query(
+        database_url, "SELECT 1 FROM games_sweepmark WHERE swept_at > %s", (sql_time(database_url, after),)
+    ):
+        assert time.monotonic() < give_up, "no sweeper ran"
+        time.sleep(0.1)
+
+
+def test_a_restart_after_an_outage_leaves_the_turn_clocks_where_they_stood(start_server, live_databases):
+    database_url = live_databases.new()
+    server = start_server(database_url)
+    table = Table(server, 1)
+    wait_for_a_sweep(database_url, datetime(2000, 1, 1, tzinfo=UTC))
+    server.process.kill()
+    server.process.wait()
+    table.close()
+    # As if the server had been down for an hour, and the player on turn had had half an hour left then.
+    now = datetime.now(UTC)
+    query(database_url, "UPDATE games_sweepmark SET swept_at = %s", (sql_time(database_url, now - timedelta(hours=1)),))
+    query(
+        database_url,
+        "UPDATE games_game SET deadline = %s WHERE public_id = %s",
+        (sql_time(database_url, now - timedelta(minutes=30)), table.game),
+    )
+
+    again = start_server(database_url)
+    wait_for_a_sweep(database_url, now)
+    # The game goes on, with about the half hour that was left (the hour of the outage added to its deadline).
+    later = sql_time(database_url, now + timedelta(minutes=29))
+    assert query(database_url, "SELECT status FROM games_game WHERE deadline > %s", (later,)) == [("playing",)]
+    assert table.act(again, table.nicks[0], "roll", game=table.game) == (200, {})

@@ -74,3 +74,17 @@ def test_a_log_entry_is_the_row_the_orm_would_insert(alice, bob):
     fields = ("game_id", "kind", "player_id", "data", "created_at")
     assert [getattr(ours, name) for name in fields] == [getattr(theirs, name) for name in fields]
     assert (ours.seq, ours.data, ours.created_at) == (game.version, data, at)
+
+
+def test_the_seats_of_a_started_game_are_read_once(alice, bob, django_assert_num_queries):
+    game, waiting = twins(alice, bob)
+    Game.objects.filter(pk=game.pk).update(status=Game.Status.PLAYING)
+    with transaction.atomic():
+        with django_assert_num_queries(2):  # the game, then its seats
+            assert store.game_locked(game.public_id).seat_user_ids == [alice.pk, bob.pk]
+        with django_assert_num_queries(1):  # taken for good: remembered
+            assert store.game_locked(game.public_id).seat_user_ids == [alice.pk, bob.pk]
+        # While a game waits, its seats may change: they are read each time.
+        for _ in range(2):
+            with django_assert_num_queries(2):
+                store.game_locked(waiting.public_id)

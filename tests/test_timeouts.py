@@ -7,7 +7,7 @@ import time_machine
 from django.utils import timezone
 
 from games.models import Game, GameEvent
-from games.services import game_expire_due
+from games.services import game_expire_due, outage_bridge
 from rankings.models import Ranking
 
 from .conftest import tab_join
@@ -88,3 +88,30 @@ def test_many_due_games_are_swept_in_batches(db, settings):
     assert game_expire_due(now=later(settings.TAB_TURN_TIMEOUT + 1), limit=3) == 3
     assert game_expire_due(now=later(settings.TAB_TURN_TIMEOUT + 1), limit=3) == 1
     assert not Game.objects.exclude(status=Game.Status.FINISHED).exists()
+
+
+def test_an_outage_of_ours_stops_the_turn_clocks(db, settings):
+    settings.TAB_OUTAGE_GRACE = 10
+    ann, ben, cat, dan = (UserFactory(username=nick) for nick in ("ann", "ben", "cat", "dan"))
+    with time_machine.travel(datetime(2026, 3, 1, 12, tzinfo=UTC), tick=False) as clock:
+        assert outage_bridge() is None  # the first sweep ever: it only notes that it ran
+        game = tab_join(user_id=ann.pk, group=1, size=7)
+        tab_join(user_id=ben.pk, group=1, size=7)
+        overdue = tab_join(user_id=cat.pk, group=2, size=7)
+        tab_join(user_id=dan.pk, group=2, size=7)
+        # Due a second ago, when the server went down before sweeping it: it stays due.
+        Game.objects.filter(pk=overdue.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+        deadline = Game.objects.get(pk=game.pk).deadline
+
+        clock.shift(600)  # ten minutes without a sweep: no server ran, or the database was unreachable
+        assert outage_bridge() == timedelta(seconds=600)
+        assert Game.objects.get(pk=game.pk).deadline == deadline + timedelta(seconds=600)
+        assert outage_bridge() is None  # made good once, whatever the number of processes
+        assert game_expire_due() == 1
+        assert Game.objects.get(pk=overdue.pk).ending == "timeout"
+        assert Game.objects.get(pk=game.pk).status == "playing"
+
+        # Sweeps a few seconds apart (a busy machine) are no outage.
+        clock.shift(5)
+        assert outage_bridge() is None
+        assert Game.objects.get(pk=game.pk).deadline == deadline + timedelta(seconds=600)

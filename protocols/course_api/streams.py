@@ -18,11 +18,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import close_old_connections
+from django.db.models import Exists, OuterRef
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 
 from core import limits
 from core.text import is_text
-from games.models import Game
+from games.models import Game, Seat
 from games.publication import Subscription
 
 from . import snapshots
@@ -60,8 +61,10 @@ def _current(game_pk: int) -> tuple[int, bool, str | None]:
 
 @in_worker_thread
 def _find(public_id: str, nick: str) -> tuple[Game | None, bool]:
-    game = Game.objects.prefetch_related("seats__user").filter(public_id=public_id).first()
-    return game, game is not None and any(player.username == nick for player in game.players)
+    # One query: the game, and whether the nick sits in it.
+    plays = Seat.objects.filter(game=OuterRef("pk"), user__username=nick)
+    game = Game.objects.annotate(plays=Exists(plays)).filter(public_id=public_id).first()
+    return game, game is not None and game.plays
 
 
 KEEPALIVE = b": ping\n\n"
