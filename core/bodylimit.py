@@ -1,4 +1,4 @@
-"""Refuse request bodies over TAB_MAX_BODY_BYTES before they are read.
+"""Refuse request bodies over TAB_MAX_BODY_BYTES, or too slow to come, before the application reads them.
 
 Django checks the size only once its ASGI handler has read the whole body (into a temporary file, on disk past a few
 megabytes), so a client could make every server process write gigabytes. This ASGI middleware answers 413 at once
@@ -8,6 +8,7 @@ A body a little too large (up to DRAIN_BYTES) is read and dropped before the ans
 data is reset by the kernel, and a client still sending would get the reset instead of the 413.
 """
 
+import asyncio
 import json
 
 from django.conf import settings
@@ -32,12 +33,12 @@ async def _drain(receive, budget: int) -> None:
             return
 
 
-async def _refuse(send) -> None:
-    body = json.dumps({"error": too_large()}).encode()
+async def _answer(send, status: int, message: str) -> None:
+    body = json.dumps({"error": message}).encode()
     await send(
         {
             "type": "http.response.start",
-            "status": 413,
+            "status": status,
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
@@ -49,7 +50,31 @@ async def _refuse(send) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+class _TooLarge(Exception):
+    pass
+
+
+async def _read(receive, limit: int) -> list[dict]:
+    """Read a whole request body (its ASGI messages), or raise _TooLarge as soon as it grows past `limit`."""
+    messages, size = [], 0
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request":
+            return messages
+        size += len(message.get("body", b""))
+        if size > limit:
+            if message.get("more_body", False):
+                await _drain(receive, DRAIN_BYTES - size)
+            raise _TooLarge
+        if not message.get("more_body", False):
+            return messages
+
+
 class BodySizeLimit:
+    """Read each request's body before the application runs: refuse it (413) past TAB_MAX_BODY_BYTES, and (408) when
+    it does not arrive within TAB_BODY_TIMEOUT seconds, so that a client sending a byte at a time holds nothing long."""
+
     def __init__(self, app):
         self.app = app
 
@@ -57,28 +82,26 @@ class BodySizeLimit:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         limit = settings.TAB_MAX_BODY_BYTES
-        length = dict(scope["headers"]).get(b"content-length")
+        headers = dict(scope["headers"])
+        length = headers.get(b"content-length")
         if length is not None:
             # The server holds a body to its Content-Length: only the announced size needs checking.
             if not length.isdigit() or int(length) > limit:
                 if length.isdigit() and int(length) <= DRAIN_BYTES:
                     await _drain(receive, int(length))
-                return await _refuse(send)
+                return await _answer(send, 413, too_large())
+            if int(length) == 0:
+                return await self.app(scope, receive, send)
+        elif b"chunked" not in headers.get(b"transfer-encoding", b""):
+            # No body at all (a GET, a stream): nothing to wait for.
             return await self.app(scope, receive, send)
-        # No length (chunked): read up to the limit here, then hand the body on.
-        messages, size = [], 0
-        while True:
-            message = await receive()
-            messages.append(message)
-            if message["type"] != "http.request":
-                break
-            size += len(message.get("body", b""))
-            if size > limit:
-                if message.get("more_body", False):
-                    await _drain(receive, DRAIN_BYTES - size)
-                return await _refuse(send)
-            if not message.get("more_body", False):
-                break
+        try:
+            async with asyncio.timeout(settings.TAB_BODY_TIMEOUT):
+                messages = await _read(receive, limit)
+        except _TooLarge:
+            return await _answer(send, 413, too_large())
+        except TimeoutError:
+            return await _answer(send, 408, f"Request body not received within {settings.TAB_BODY_TIMEOUT} s")
 
         async def replay():
             return messages.pop(0) if messages else await receive()

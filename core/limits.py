@@ -11,6 +11,7 @@ A refusal raises `Throttled`, which the middleware turns into 429 `{"error": …
 import functools
 import hashlib
 import time
+from collections import Counter
 from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
@@ -183,3 +184,37 @@ def stream_slot(nick: str, address: str) -> StreamSlot:
         if taken:
             return StreamSlot(key)
     raise Throttled(f"Too many open update streams for this nick (at most {cap})", _slot_ttl())
+
+
+class LocalSlot(StreamSlot):
+    """A slot counted by this process alone, in memory: nothing to renew, and it cannot outlive the process."""
+
+    def __init__(self, counts: Counter, keys: tuple):
+        super().__init__(None)
+        self.counts, self.keys = counts, keys
+
+    def release(self) -> None:
+        for key in self.keys:
+            self.counts[key] -= 1
+            if self.counts[key] <= 0:
+                del self.counts[key]
+
+
+# The spectators' streams this process serves, by address and by game (read and changed on its event loop only).
+_spectators: Counter = Counter()
+
+
+def spectator_slot(game: str, address: str) -> StreamSlot:
+    """Take a spectator's stream slot of this game at this address, or raise Throttled.
+
+    Counted by each server process, in memory (a spectator's stream is cheap, and needs no shared count): at most
+    TAB_SPECTATORS_PER_ADDRESS streams from one address, and TAB_SPECTATORS_PER_GAME of one game."""
+    per_address, per_game = settings.TAB_SPECTATORS_PER_ADDRESS, settings.TAB_SPECTATORS_PER_GAME
+    by_address, by_game = ("address", address), ("game", game)
+    if per_address and _spectators[by_address] >= per_address:
+        raise Throttled(f"Too many spectator streams from this address (at most {per_address})", _slot_ttl())
+    if per_game and _spectators[by_game] >= per_game:
+        raise Throttled(f"Too many spectators of this game (at most {per_game})", _slot_ttl())
+    _spectators[by_address] += 1
+    _spectators[by_game] += 1
+    return LocalSlot(_spectators, (by_address, by_game))

@@ -2,9 +2,10 @@
 users in its seats, read once per game and process.
 
 Through the ORM, most of an action's CPU went to building the same SQL again each time (the queryset, its compiler,
-the model's save machinery), many times what running the statements costs (BENCHMARKS.md). Here each statement is written once per database vendor from the models' own metadata (table, columns, quoting,
-FOR UPDATE where the database has it), and each action only adapts its values through the fields, as the ORM does,
-and runs it. Everything else that writes games (pairing, the admin, recomputations) uses the ORM.
+the model's save machinery), many times what running the statements costs (BENCHMARKS.md). Here each statement is
+written once per database vendor from the models' own metadata (table, columns, quoting, FOR UPDATE where the
+database has it), and each action only adapts its values through the fields, as the ORM does, and runs it.
+Everything else that writes games (pairing, the admin, recomputations) uses the ORM.
 """
 
 from datetime import datetime

@@ -10,7 +10,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tabsite.settings")
 pages = get_asgi_application()
 
 # These need the apps loaded by get_asgi_application.
-from core import dbthread, interpreter, lineservers  # noqa: E402
+from core import dbthread, interpreter, lineservers, server  # noqa: E402
 from core.bodylimit import BodySizeLimit  # noqa: E402
 from core.lifespan import Lifespan  # noqa: E402
 from games import sweeper  # noqa: E402
@@ -20,6 +20,7 @@ from protocols.course_api.handler import application_for  # noqa: E402
 application = Lifespan(
     BodySizeLimit(application_for(pages)),
     startup=[
+        server.raise_open_files_limit,
         dbthread.start,
         sweeper.start,
         lineservers.start_all,

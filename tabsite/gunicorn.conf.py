@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8008')}"
-worker_class = "uvicorn.workers.UvicornWorker"
+worker_class = "core.server.Worker"
 
 # Streams of one game may be held by different workers: only a shared event channel (Redis) joins them.
 _default_workers = (os.cpu_count() or 1) if os.environ.get("REDIS_URL") else 1

@@ -94,6 +94,16 @@ SECURE_HSTS_PRELOAD = env_bool("HSTS_PRELOAD", False)
 # Request bodies: the API's are a few hundred bytes; anything much larger is refused (413) before it is parsed.
 TAB_MAX_BODY_BYTES = env_int("TAB_MAX_BODY_BYTES", 64 * 1024, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = TAB_MAX_BODY_BYTES
+# A request's headers must arrive within this many seconds of its first byte (of the connection, for the first), and
+# its body within as many after them: a client sending a byte at a time holds a connection for no longer.
+TAB_HEADER_TIMEOUT = env_int("TAB_HEADER_TIMEOUT_SECONDS", 10, minimum=1)
+TAB_BODY_TIMEOUT = env_int("TAB_BODY_TIMEOUT_SECONDS", 10, minimum=1)
+# Connections one server process holds at once; past it a new one is answered 503 with Retry-After and closed.
+# 0: as many as the process's open-files limit allows, less a reserve (core/server.py).
+TAB_MAX_CONNECTIONS = env_int("TAB_MAX_CONNECTIONS", 0)
+# Spectators' streams (/games/<id>/stream) one server process serves at once from one address, and of one game.
+TAB_SPECTATORS_PER_ADDRESS = env_int("TAB_SPECTATORS_PER_ADDRESS", 20)
+TAB_SPECTATORS_PER_GAME = env_int("TAB_SPECTATORS_PER_GAME", 500)
 
 INSTALLED_APPS = [
     "tabsite.apps.TabAdminConfig",

@@ -158,6 +158,9 @@ class Server:
                 "--fd",
                 str(listener.fileno()),
                 "--no-access-log",
+                # As gunicorn's workers serve (core/server.py).
+                "--http",
+                "core.server:HttpProtocol",
                 # As gunicorn.conf.py has it: the address is the connection's (the application reads the headers).
                 "--forwarded-allow-ips",
                 "",

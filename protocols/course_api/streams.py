@@ -210,7 +210,8 @@ async def watch(request: HttpRequest, public_id: str) -> HttpResponse:
     found = await in_worker_thread(_watched)(public_id[:64])
     if found is None:
         raise Http404("No such game")
-    return stream_response(game_stream(found.pk, found.public_id))
+    slot = limits.spectator_slot(found.public_id, limits.current_address.get())
+    return stream_response(game_stream(found.pk, found.public_id, slot))
 
 
 def _watched(public_id: str) -> Game | None:

@@ -1,0 +1,101 @@
+"""The HTTP server's own guards, where the ASGI application cannot see: connections that never finish their request
+headers, and more connections than a process can hold.
+
+uvicorn has neither a time limit on request headers (a client sending a byte every few seconds holds a connection for
+ever) nor a connection cap that answers in the protocol's terms: its `limit_concurrency` answers a plain-text 503, and
+only once the headers are complete. So the process runs a subclass of uvicorn's httptools protocol (`HttpProtocol`,
+through gunicorn's `Worker` below or `uvicorn --http core.server:HttpProtocol`). It relies on uvicorn's protocol
+callbacks (`connection_made`, `on_message_begin`, `on_headers_complete`, `connection_lost`) and on its `connections`
+set; tests/test_server.py fails loudly if an upgrade of uvicorn changes them.
+"""
+
+import json
+import resource
+
+from django.conf import settings
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn_worker import UvicornWorker
+
+# Descriptors kept for what is not a client: the database, Redis, log files, line servers, the interpreter's own.
+RESERVED_FILES = 512
+
+
+def raise_open_files_limit() -> None:
+    """Raise this process's limit of open files to its hard limit (a server's connections are files): a start-up
+    step."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY:
+        hard = max(soft, 1 << 20)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def connection_cap() -> int:
+    """Return how many connections this process holds at once: TAB_MAX_CONNECTIONS, or what its files allow."""
+    if settings.TAB_MAX_CONNECTIONS:
+        return settings.TAB_MAX_CONNECTIONS
+    return max(64, resource.getrlimit(resource.RLIMIT_NOFILE)[0] - RESERVED_FILES)
+
+
+def _answer(status: int, reason: str, message: str, retry_after: int | None = None) -> bytes:
+    body = json.dumps({"error": message}).encode()
+    headers = [
+        f"HTTP/1.1 {status} {reason}",
+        "content-type: application/json",
+        f"content-length: {len(body)}",
+        "access-control-allow-origin: *",
+        "connection: close",
+    ]
+    if retry_after is not None:
+        headers.append(f"retry-after: {retry_after}")
+    return ("\r\n".join(headers) + "\r\n\r\n").encode() + body
+
+
+class HttpProtocol(HttpToolsProtocol):
+    """uvicorn's HTTP/1.1 protocol, with a deadline for each request's headers and a cap on connections."""
+
+    header_timer = None
+
+    def connection_made(self, transport) -> None:
+        super().connection_made(transport)
+        if len(self.connections) > connection_cap():
+            transport.write(_answer(503, "Service Unavailable", "Too many connections: try again shortly", 1))
+            transport.close()
+            return
+        self._arm()
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        # The first request's headers are due within the time from the connection; each later one's, from its start.
+        if self.header_timer is None:
+            self._arm()
+
+    def on_headers_complete(self) -> None:
+        self._disarm()
+        super().on_headers_complete()
+
+    def connection_lost(self, exc) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        self._disarm()
+        self.header_timer = self.loop.call_later(settings.TAB_HEADER_TIMEOUT, self._headers_too_slow)
+
+    def _disarm(self) -> None:
+        if self.header_timer is not None:
+            self.header_timer.cancel()
+            self.header_timer = None
+
+    def _headers_too_slow(self) -> None:
+        self.header_timer = None
+        if not self.transport.is_closing():
+            seconds = settings.TAB_HEADER_TIMEOUT
+            self.transport.write(_answer(408, "Request Timeout", f"Request headers not received within {seconds} s"))
+            self.transport.close()
+
+
+class Worker(UvicornWorker):
+    """gunicorn's uvicorn worker, serving with `HttpProtocol`."""
+
+    CONFIG_KWARGS = {**UvicornWorker.CONFIG_KWARGS, "http": "core.server:HttpProtocol"}

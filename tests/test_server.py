@@ -1,0 +1,145 @@
+"""The HTTP server's guards (core/server.py, core/bodylimit.py), against a real server process over raw sockets: a
+request's headers and body have a deadline, a process holds a capped number of connections and answers past it, and
+spectators' streams are capped per address and per game. Plus the fence around what core/server.py takes from uvicorn.
+"""
+
+import inspect
+import json
+import socket
+import time
+
+import pytest
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from core.server import HttpProtocol
+
+
+def connect(server) -> socket.socket:
+    return socket.create_connection(("127.0.0.1", server.port), timeout=30)
+
+
+def answer(sock: socket.socket) -> tuple[int, dict, bytes]:
+    """Read a whole answer, up to the server closing the connection: its status, headers and body."""
+    received = b""
+    while chunk := sock.recv(65536):
+        received += chunk
+    head, _, body = received.partition(b"\r\n\r\n")
+    status_line, *lines = head.decode().split("\r\n")
+    headers = dict(line.lower().split(": ", 1) for line in lines)
+    return int(status_line.split()[1]), headers, body
+
+
+def test_what_the_protocol_takes_from_uvicorn_is_still_there():
+    # The callbacks overridden, with the signatures the subclass calls them with, and the attributes it reads.
+    for name, parameters in {
+        "connection_made": ["self", "transport"],
+        "connection_lost": ["self", "exc"],
+        "on_message_begin": ["self"],
+        "on_headers_complete": ["self"],
+    }.items():
+        assert list(inspect.signature(getattr(HttpToolsProtocol, name)).parameters) == parameters, name
+    source = inspect.getsource(HttpToolsProtocol)
+    for attribute in ("self.connections", "self.transport", "self.loop"):
+        assert attribute in source, attribute
+    assert issubclass(HttpProtocol, HttpToolsProtocol)
+
+
+@pytest.mark.server
+def test_headers_that_do_not_come_in_time_are_answered_408(start_server):
+    server = start_server(TAB_HEADER_TIMEOUT_SECONDS="1")
+    silent, trickle = connect(server), connect(server)
+    # One sends nothing; the other starts a request and sends a byte now and then, never finishing its headers.
+    trickle.sendall(b"POST /register HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+    for _ in range(100):
+        try:
+            trickle.sendall(b"X")
+        except OSError:
+            break  # closed by the server
+        time.sleep(0.2)
+    for sock in (silent, trickle):
+        status, headers, body = answer(sock)
+        assert (status, json.loads(body)) == (408, {"error": "Request headers not received within 1 s"})
+        assert headers["connection"] == "close"
+    # Everyone else is served as ever.
+    assert server.call("register", nick="zp", password="secret") == (200, {})
+
+
+@pytest.mark.server
+def test_a_body_that_does_not_come_in_time_is_answered_408(start_server):
+    server = start_server(TAB_BODY_TIMEOUT_SECONDS="1")
+    sock = connect(server)
+    sock.sendall(b'POST /register HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 40\r\n\r\n{"nick": "zp"')
+    status, _, body = answer(sock)
+    assert (status, json.loads(body)) == (408, {"error": "Request body not received within 1 s"})
+    assert server.call("register", nick="zp", password="secret") == (200, {})
+
+
+@pytest.mark.server
+def test_past_its_connection_cap_a_process_answers_503_and_serves_again_below_it(start_server):
+    server = start_server(TAB_MAX_CONNECTIONS="8", TAB_HEADER_TIMEOUT_SECONDS="600")
+    server.http.close()  # the test client's own connection is not counted from here on
+    idle = [connect(server) for _ in range(8)]
+    # Every connection is accepted at once; one that finds the process full is answered and closed.
+    extra = connect(server)
+    status, headers, body = answer(extra)
+    assert (status, json.loads(body)) == (503, {"error": "Too many connections: try again shortly"})
+    assert headers["retry-after"] == "1"
+    for sock in idle:
+        sock.close()
+    give_up = time.monotonic() + 30
+    while True:
+        sock = connect(server)
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        status, _, _ = answer(sock)
+        if status == 200:
+            break
+        assert time.monotonic() < give_up, "the closed connections were not given back"
+        time.sleep(0.1)
+
+
+def watch(server, game: str, address: str) -> tuple[socket.socket, int, bytes]:
+    """Open a spectator's stream from `address` (behind a trusted proxy); return its socket, status and, when it is
+    refused, the answer's body."""
+    sock = connect(server)
+    sock.sendall(
+        f"GET /games/{game}/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-For: {address}\r\n"
+        "Connection: close\r\n\r\n".encode()
+    )
+    received = sock.recv(65536)
+    status = int(received.split(b" ", 2)[1])
+    if status != 200:
+        while chunk := sock.recv(65536):
+            received += chunk
+    return sock, status, received.partition(b"\r\n\r\n")[2]
+
+
+@pytest.mark.server
+def test_spectator_streams_are_capped_per_address_and_per_game(start_server):
+    server = start_server(TAB_SPECTATORS_PER_ADDRESS="2", TAB_SPECTATORS_PER_GAME="3", TRUSTED_PROXIES="1")
+    for nick in ("zp", "op"):
+        assert server.call("register", nick=nick, password="secret") == (200, {})
+    game = server.call("join", nick="zp", password="secret", group=1, size=9)[1]["game"]
+    assert server.call("join", nick="op", password="secret", group=1, size=9)[1]["game"] == game
+    first, second = "203.0.113.9", "198.51.100.7"
+    held = [watch(server, game, first) for _ in range(2)]
+    assert [status for _, status, _ in held] == [200, 200]
+    sock, status, received = watch(server, game, first)
+    assert (status, json.loads(received)) == (
+        429,
+        {"error": "Too many spectator streams from this address (at most 2)"},
+    )
+    sock.close()
+    held.append(watch(server, game, second))
+    assert held[-1][1] == 200
+    sock, status, received = watch(server, game, second)
+    assert (status, json.loads(received)) == (429, {"error": "Too many spectators of this game (at most 3)"})
+    sock.close()
+    # A spectator who leaves gives the place back.
+    held.pop(0)[0].close()
+    give_up = time.monotonic() + 30
+    while (again := watch(server, game, second))[1] != 200:
+        again[0].close()
+        assert time.monotonic() < give_up, "the closed stream's place was not given back"
+        time.sleep(0.1)
+    for sock, _, _ in [*held, again]:
+        sock.close()
