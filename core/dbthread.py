@@ -99,7 +99,7 @@ class DatabaseThread:
                         break
                     # Under load (the last batch had company), the event loop may be about to hand over more calls
                     # but is waiting for the GIL: giving it up once lets them join this batch. Fewer, larger batches
-                    # cost less per call (at 800 actions/s, p99 fell from about 800 ms to 36-69 ms).
+                    # cost less per call (BENCHMARKS.md has the figures).
                     busy = False
                     time.sleep(0)
                     try:

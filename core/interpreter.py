@@ -10,10 +10,10 @@ import sys
 
 # The young generation is collected after 20,000 new objects (a request allocates a few thousand); the middle one every
 # second young collection, so that the survivors of streams opened by the thousand are collected a few at a time rather
-# than twenty generations at once (a pause of 110-160 ms with 10,000 streams); full collections stay rare.
+# than twenty generations at once (a long pause with 10,000 streams: BENCHMARKS.md); full collections stay rare.
 GC_THRESHOLDS = (20_000, 2, 100)
 # The database thread gives up the GIL in every SQLite call and must take it back from the busy event loop, which keeps
-# it for up to this interval: 1 ms instead of the default 5 ms cut the p99 of an action's updates by an order.
+# it for up to this interval: 1 ms instead of the default 5 ms shortens the slowest updates (BENCHMARKS.md).
 SWITCH_INTERVAL = 0.001
 
 

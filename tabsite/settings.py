@@ -252,9 +252,9 @@ else:
     }
 
 AUTH_PASSWORD_VALIDATORS: list[dict[str, str]] = []
-# Argon2 first, as Django's documentation recommends: measured here (AMD EPYC) with Django's parameters, a check costs
-# 180 ms of CPU (109 ms on the clock, over both cores) and 100 MiB for its duration, against 344 ms of CPU for PBKDF2's
-# 1.5 million iterations; memory-hard, it resists guessing on graphics cards where PBKDF2 does not. At most
+# Argon2 first, as Django's documentation recommends: with Django's parameters a check costs about half the CPU of
+# PBKDF2's 1.5 million iterations (BENCHMARKS.md); memory-hard, it resists guessing on graphics cards where PBKDF2 does
+# not. At most
 # TAB_HASHING_THREADS hashes run at once, so the memory stays bounded. The others still check the hashes made before,
 # which are replaced by Argon2 ones at the next right password.
 PASSWORD_HASHERS = [
