@@ -86,10 +86,11 @@ class Game(models.Model):
         if "_seat_user_ids" not in self.__dict__:
             if self.pk is None:
                 self._seat_user_ids = []
+            elif "seats" in getattr(self, "_prefetched_objects_cache", {}):
+                # The seats a list fetched along.
+                self._seat_user_ids = [seat.user_id for seat in sorted(self.seats.all(), key=lambda seat: seat.index)]
             else:
-                # The prefetched seats when a list fetched them along, else one query.
-                seats = sorted(self.seats.all(), key=lambda seat: seat.index)
-                self._seat_user_ids = [seat.user_id for seat in seats]
+                self._seat_user_ids = list(self.seats.order_by("index").values_list("user_id", flat=True))
         return self._seat_user_ids
 
     @property

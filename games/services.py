@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Exists, F, OuterRef, Prefetch
+from django.db.models import Case, Exists, F, OuterRef, Prefetch, Value, When
 from django.utils import timezone
 
 from accounts.nicks import is_computer
@@ -136,8 +136,9 @@ def _finish(game: Game, *, ranks: tuple[int, ...] | None, ending: str, now: date
     game.finished_at = now
     game.deadline = None
     if ranks is not None and was_playing:
-        for index, rank in enumerate(ranks):
-            Seat.objects.filter(game=game, index=index).update(rank=rank)
+        # One statement for every seat.
+        by_seat = [When(index=index, then=Value(rank)) for index, rank in enumerate(ranks)]
+        Seat.objects.filter(game=game).update(rank=Case(*by_seat, output_field=Seat._meta.get_field("rank")))
     # A game in play ends without a result only when an administrator annuls it: then it counts for no one. Nor
     # does a game against the computer (it is practice), nor one left before anybody acted (`counted`: else two
     # accounts could mint victories by join, join, leave).
@@ -200,31 +201,28 @@ def _withdraw(game: Game, user_id: int, now: datetime) -> None:
 
 
 def match_join(*, user_id: int, kind: str, options: dict, pool: str, seat_count: int | None = None) -> Game:
-    """Take a seat in the oldest match waiting for players of the same game, variant and pool, or open one and
-    wait; the match starts when its last seat is taken. Return the match.
+    """Take a seat in the oldest match waiting for players of the same game, variant and pool (the variant names
+    every option that makes another game: `Engine.variant`), or open one and wait; the match starts when its last
+    seat is taken. Return the match.
 
     An account waits in one match at a time: joining elsewhere withdraws it from the match it waited in."""
     now = timezone.now()
     match = _new_match(kind, options, pool, seat_count)
+    room = (kind, match.variant, pool, match.seat_count)
     with transaction.atomic():
-        for elsewhere in (
-            Game.objects.select_for_update()
-            .filter(status=Game.Status.WAITING, pk__in=Seat.objects.filter(user_id=user_id).values("game_id"))
-            .exclude(kind=kind, variant=match.variant, pool=pool, options=match.options, seat_count=match.seat_count)
-            .order_by("pk")
-        ):
-            _withdraw(elsewhere, user_id, now)
+        # Mostly none: one light query to learn it.
+        waiting_seats = Seat.objects.filter(user_id=user_id, game__status=Game.Status.WAITING)
+        waited_in = list(waiting_seats.values_list("game", flat=True))
+        if waited_in:
+            for elsewhere in Game.objects.select_for_update().filter(pk__in=waited_in, status=Game.Status.WAITING):
+                if (elsewhere.kind, elsewhere.variant, elsewhere.pool, elsewhere.seat_count) != room:
+                    _withdraw(elsewhere, user_id, now)
         # Every join of a (game, variant, pool) locks the same row, so two simultaneous joins see each other.
         WaitingRoom.objects.select_for_update().get_or_create(kind=kind, variant=match.variant, pool=pool)
         waiting = (
             Game.objects.select_for_update()
             .filter(
-                status=Game.Status.WAITING,
-                kind=kind,
-                variant=match.variant,
-                pool=pool,
-                options=match.options,
-                seat_count=match.seat_count,
+                status=Game.Status.WAITING, kind=kind, variant=match.variant, pool=pool, seat_count=match.seat_count
             )
             .order_by("created_at")
             .first()

@@ -37,10 +37,10 @@ class TakeAwayEngine:
         return {"pile": pile}
 
     def variant(self, options: Mapping[str, Any]) -> str:
-        return ""
+        return str(self.options(options)["pile"])
 
     def variant_label(self, variant: str) -> str:
-        return ""
+        return f"a pile of {variant}"
 
     def new(self, seats: int, options: Mapping[str, Any], rng: random.Random) -> Pile:
         return Pile(self.options(options)["pile"], [0] * seats)

@@ -53,7 +53,7 @@ def test_three_players_fill_a_match_which_starts_with_the_last_seat(players):
     assert (game.kind, game.options, game.variant, game.pool, game.seat_count) == (
         "takeaway",
         {"pile": 7},
-        "",
+        "7",
         "lab",
         3,
     )
@@ -116,7 +116,7 @@ def test_the_pages_and_the_admin_list_it(client, admin_client, players):
     page = client.get(f"/games/{game.public_id}/").content.decode()
     assert "Take-away" in page and "took tokens" in page and "ann won" in page
     assert client.get("/rankings/").status_code == 200
-    table = client.get("/rankings/takeaway/", {"variant": "", "pool": "lab"}).content.decode()
+    table = client.get("/rankings/takeaway/", {"variant": "7", "pool": "lab"}).content.decode()
     assert "ann" in table and "ben" in table
     assert "ann" in client.get("/players/ann/").content.decode()
     assert game.public_id in admin_client.get("/admin/games/game/", {"kind": "takeaway"}).content.decode()

@@ -94,8 +94,8 @@ class Engine[StateT, ActionT](Protocol):
         ...
 
     def variant(self, options: Mapping[str, Any]) -> str:
-        """Return the short label of the options that make a different game for ratings (Tâb: the board size, "9"),
-        or "" when every match of the game is rated together."""
+        """Return the short label of the options that make a different game (Tâb: the board size, "9"), or "" when
+        every match of the game is alike: players are paired and rated within a variant."""
         ...
 
     def variant_label(self, variant: str) -> str:
