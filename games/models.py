@@ -3,7 +3,7 @@ import secrets
 from django.conf import settings
 from django.db import models
 
-from .rules import UnknownGame, find_engine
+from .rules import UnknownGame, find_engine, labels
 
 
 def new_public_id() -> str:
@@ -96,18 +96,12 @@ class Game(models.Model):
     @property
     def title(self) -> str:
         """Return the game's name, for people ("Tâb")."""
-        try:
-            return find_engine(self.kind).title
-        except UnknownGame:
-            return self.kind
+        return labels(self.kind, self.variant)[0]
 
     @property
     def variant_label(self) -> str:
         """Return the variant's label, for people ("9 columns")."""
-        try:
-            return find_engine(self.kind).variant_label(self.variant)
-        except UnknownGame:
-            return self.variant
+        return labels(self.kind, self.variant)[1]
 
     @property
     def players(self) -> list:

@@ -265,7 +265,7 @@ def rooms_clean() -> int:
 
 
 def game_leave(*, public_id: str, user_id: int) -> None:
-    """Leave a game: a waiting game ends without a winner; a game in play is won by the opponent."""
+    """Leave a game: a player waiting alone ends it without a winner; a game in play is won by the opponent."""
     now = timezone.now()
     with transaction.atomic():
         game = _locked_game(public_id)
@@ -273,10 +273,11 @@ def game_leave(*, public_id: str, user_id: int) -> None:
         if game.status == Game.Status.FINISHED:
             raise GameError("The game is over")
         if game.status == Game.Status.WAITING:
-            _finish(game, ranks=None, ending=Game.Ending.CANCELLED, now=now)
-        else:
-            # The opponent wins, as the protocol says, but a game nobody played counts for no ranking.
-            _forfeit(game, loser=seat, ending=Game.Ending.LEAVE, now=now, counted=not _started_only(game))
+            # Alone, the game ends; with others waiting, they wait on without the player.
+            _withdraw(game, user_id, now)
+            return
+        # The opponent wins, as the protocol says, but a game nobody played counts for no ranking.
+        _forfeit(game, loser=seat, ending=Game.Ending.LEAVE, now=now, counted=not _started_only(game))
         _record(game, GameEvent.Kind.LEAVE, user_id, {}, now)
 
 

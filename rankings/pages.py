@@ -13,7 +13,7 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from core.pagination import page_of
-from games.rules import UnknownGame, find_engine
+from games.rules import labels
 from games.selectors import started_games
 
 from . import selectors
@@ -40,11 +40,7 @@ def table_url(kind: str, variant: str, pool: str, *, csv: bool = False) -> str:
 
 def describe(kind: str, variant: str, pool: str = "") -> dict[str, str]:
     """Return what a table shows of its game, variant and pool, for people."""
-    try:
-        engine = find_engine(kind)
-        title, variant_label = engine.title, engine.variant_label(variant)
-    except UnknownGame:
-        title, variant_label = kind, variant
+    title, variant_label = labels(kind, variant)
     return {"title": title, "variant_label": variant_label, "pool_label": f"Group {pool}" if pool else ""}
 
 

@@ -48,11 +48,13 @@ def result_record(result: Result) -> None:
     _rating_record(result)
 
 
+def _starting(result: Result) -> dict[str, float]:
+    """Return a newcomer's rating in the match's rating system (Glicko-2's are the model's defaults)."""
+    return {"rating": PLACKETT_LUCE.mu, "deviation": PLACKETT_LUCE.sigma} if result.multiplayer else {}
+
+
 def _new_rating(result: Result, player_id: int) -> Rating:
-    rating = Rating(kind=result.kind, variant=result.variant, player_id=player_id)
-    if result.multiplayer:
-        rating.rating, rating.deviation = PLACKETT_LUCE.mu, PLACKETT_LUCE.sigma
-    return rating
+    return Rating(kind=result.kind, variant=result.variant, player_id=player_id, **_starting(result))
 
 
 def _rate(result: Result, ratings: Mapping[int, Rating]) -> None:
@@ -79,8 +81,10 @@ def _rate(result: Result, ratings: Mapping[int, Rating]) -> None:
 
 def _rating_record(result: Result) -> None:
     for player_id in sorted(result.ranks):
-        if not Rating.objects.filter(kind=result.kind, variant=result.variant, player_id=player_id).exists():
-            _new_rating(result, player_id).save()
+        # get_or_create: two matches of a newcomer ending at once make one row.
+        Rating.objects.get_or_create(
+            kind=result.kind, variant=result.variant, player_id=player_id, defaults=_starting(result)
+        )
     # Every player's row locked, in a fixed order.
     ratings = {
         rating.player_id: rating

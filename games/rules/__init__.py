@@ -24,4 +24,14 @@ def find_engine(kind: str) -> Engine[Any, Any]:
         raise UnknownGame(f"No game of kind {kind!r}") from None
 
 
-__all__ = ["ENGINES", "Engine", "IllegalAction", "Outcome", "Played", "UnknownGame", "find_engine"]
+def labels(kind: str, variant: str) -> tuple[str, str]:
+    """Return a game's name and its variant's label, for people ("Tâb", "9 columns"); the stored words themselves
+    for a game no engine is registered for any more."""
+    try:
+        engine = find_engine(kind)
+    except UnknownGame:
+        return kind, variant
+    return engine.title, engine.variant_label(variant)
+
+
+__all__ = ["ENGINES", "Engine", "IllegalAction", "Outcome", "Played", "UnknownGame", "find_engine", "labels"]
