@@ -28,5 +28,5 @@ application = Lifespan(
         # Last: everything the process keeps for its life is loaded by now.
         interpreter.tune_for_serving,
     ],
-    shutdown=[lineservers.stop_all],
+    shutdown=[lineservers.stop_all, runner.settle_at_shutdown],
 )

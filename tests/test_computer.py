@@ -18,6 +18,14 @@ pytestmark = pytest.mark.django_db(transaction=True)
 WAIT = 60  # seconds a computer may take for a move on a busy machine before the test gives up
 
 
+@pytest.fixture(autouse=True)
+def settled(transactional_db):
+    """After each test, the computers' moves still under way are played before the database is emptied (which waits
+    for no thread, and fails when one holds a table)."""
+    yield
+    assert runner.settle(WAIT), "the computer players did not settle"
+
+
 def wait_for_turn(public_id: str, user_id: int) -> Game:
     """Wait until the game is over or it is the user's turn again."""
     give_up = time.monotonic() + WAIT
@@ -70,3 +78,7 @@ def test_a_computer_on_turn_after_a_restart_plays_when_resumed(settings, alice):
         assert time.monotonic() < give_up, "the computer did not play after the restart"
         time.sleep(0.02)
     assert GameEvent.objects.filter(game=game).latest("seq").player_id == runner.computer_user(2).pk
+    # Settling waits for the computer's whole turn (its throw schedules its move), not just the first action of it.
+    assert runner.settle(WAIT)
+    game = Game.objects.get(pk=game.pk)
+    assert game.status == Game.Status.FINISHED or seat_on_turn(game)[1] == alice.pk

@@ -12,6 +12,7 @@ import asyncio
 import logging
 import random
 import secrets
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
@@ -34,7 +35,13 @@ ATTEMPTS = 5
 
 _LEVEL_OF_NAME = {name: level for level, name in LEVELS.items()}
 
+# How long a server's shutdown waits for the computers' moves in progress.
+SHUTDOWN_WAIT = 10.0
+
 _executor: ThreadPoolExecutor | None = None
+# Moves scheduled and not yet played or given up, under `_settled`.
+_pending = 0
+_settled = threading.Condition()
 _rng = secrets.SystemRandom()
 
 
@@ -63,10 +70,26 @@ def after_change(public_id: str, user_on_turn: int | None) -> None:
 
 
 def schedule(public_id: str) -> None:
-    global _executor
-    if _executor is None:
-        _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="computer-player")
+    global _executor, _pending
+    with _settled:
+        if _executor is None:
+            _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="computer-player")
+        _pending += 1
     _executor.submit(_play, public_id)
+
+
+def settle(timeout: float) -> bool:
+    """Wait until every move scheduled so far, and the moves those schedule in turn, are played or given up; return
+    whether that happened within `timeout` seconds. A server process's shutdown step (`settle_at_shutdown`),
+    so that a move being thought is played before the process goes."""
+    with _settled:
+        return _settled.wait_for(lambda: _pending == 0, timeout)
+
+
+async def settle_at_shutdown() -> None:
+    """A server's shutdown step: let the computers finish the moves they are thinking about, for a few seconds."""
+    if not await asyncio.to_thread(settle, SHUTDOWN_WAIT):
+        logger.warning("computer players still thinking at shutdown: their matches resume at the next start")
 
 
 def resume() -> int:
@@ -107,8 +130,8 @@ def _play(public_id: str) -> None:
     from ..rules import find_engine
     from ..services import GameError, game_act, seat_on_turn
 
-    close_old_connections()
     try:
+        close_old_connections()
         # One move a call: the change it makes schedules the next one, if a computer is still on turn.
         for _ in range(ATTEMPTS):
             game = Game.objects.filter(public_id=public_id, status=Game.Status.PLAYING).first()
@@ -134,3 +157,11 @@ def _play(public_id: str) -> None:
     finally:
         # The worker may stay idle for long: it holds no connection meanwhile.
         connection.close()
+        _done()
+
+
+def _done() -> None:
+    global _pending
+    with _settled:
+        _pending -= 1
+        _settled.notify_all()
