@@ -7,9 +7,10 @@ Adding a game: write its module with an `ENGINE`, and add that engine to `ENGINE
 from typing import Any
 
 from .base import Engine, IllegalAction, Outcome, Played
+from .draughts import ENGINE as DRAUGHTS
 from .tab import ENGINE as TAB
 
-ENGINES: dict[str, Engine[Any, Any]] = {engine.kind: engine for engine in (TAB,)}
+ENGINES: dict[str, Engine[Any, Any]] = {engine.kind: engine for engine in (TAB, DRAUGHTS)}
 
 
 class UnknownGame(LookupError):
