@@ -12,7 +12,7 @@ from typing import Any
 
 from .rules import IllegalAction, Played, find_engine
 
-PLATFORM_KINDS = frozenset({"create", "start", "leave", "timeout", "end"})
+PLATFORM_KINDS = frozenset({"create", "start", "leave", "timeout", "end", "draw-offer", "draw-cancel"})
 # Entries that end a game without a move: who left or ran out of time loses; an administrator names the winner.
 FORFEITS = ("leave", "timeout")
 
@@ -78,6 +78,9 @@ def final_ranks(
     last = entries[-1]
     if last["kind"] in FORFEITS:
         return forfeit_ranks(len(seats), _seat_of(last, seats))
+    if last["kind"] == "draw-offer":
+        # The last offer of a draw made every seat's stand: drawn by agreement.
+        return (1,) * len(seats)
     if last["kind"] == "end":
         loser = last["data"].get("loser")
         if loser is None and last["data"].get("winner") is not None and len(seats) == 2:

@@ -50,6 +50,9 @@ class Game(models.Model):
     pool = models.CharField(max_length=40, blank=True, default="")
     # How many seats the match has; it starts when they are all taken (the players are its Seat rows).
     seat_count = models.PositiveSmallIntegerField(default=2)
+    # Each player's time for the whole game in milliseconds, in games with a clock per player (draughts); None in
+    # games timed turn by turn (TAB_TURN_TIMEOUT). With clocks, `deadline` is when the clock on turn runs out.
+    clock_ms = models.PositiveIntegerField(null=True, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING)
     state = models.JSONField(null=True, blank=True)
     version = models.PositiveIntegerField(default=0)
@@ -119,6 +122,8 @@ class Seat(models.Model):
     clock_ms = models.PositiveIntegerField(null=True, blank=True)
     # 1 is first, equal ranks share a place; None until the match ends, and in matches that ended with no result.
     rank = models.PositiveSmallIntegerField(null=True, blank=True)
+    # The player's offer of a draw stands (it stands until withdrawn; all seats offering ends the game drawn).
+    offers_draw = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["game", "index"]
@@ -145,6 +150,8 @@ class GameEvent(models.Model):
         LEAVE = "leave", "left"
         TIMEOUT = "timeout", "ran out of time"
         END = "end", "ended by an administrator"
+        DRAW_OFFER = "draw-offer", "offered a draw"
+        DRAW_CANCEL = "draw-cancel", "withdrew the offer of a draw"
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
     seq = models.PositiveIntegerField()

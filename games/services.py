@@ -7,6 +7,7 @@ views, the deadline sweeper, the computer players and admin actions all call the
 game.
 """
 
+import math
 import secrets
 from datetime import datetime, timedelta
 
@@ -40,6 +41,64 @@ def _deadline(now: datetime) -> datetime:
     return now + timedelta(seconds=settings.TAB_TURN_TIMEOUT)
 
 
+def remaining_ms(deadline: datetime, now: datetime) -> int:
+    """Return the milliseconds from `now` to `deadline`, a fraction counting as a whole one, and never below 0: a
+    reading is 0 exactly when the clock has run out."""
+    return max(0, math.ceil((deadline - now) / timedelta(milliseconds=1)))
+
+
+def clock_readings(game: Game, *, now: datetime | None = None) -> list[int] | None:
+    """Return the milliseconds left on each seat's clock, seat 0 first, the running one read at `now`; None in a game
+    timed turn by turn."""
+    if game.clock_ms is None:
+        return None
+    clocks = list(game.seats.order_by("index").values_list("clock_ms", flat=True))
+    readings = [game.clock_ms if clock is None else clock for clock in clocks]
+    if game.status == Game.Status.PLAYING and game.deadline is not None:
+        seat = seat_on_turn(game)[0]
+        if seat is not None:
+            readings[seat] = remaining_ms(game.deadline, now or timezone.now())
+    return readings
+
+
+def _clock_stop(game: Game, now: datetime) -> None:
+    """Write the running clock's reading into its seat (a move, or the end of the game, stops it)."""
+    if game.clock_ms is None or game.status != Game.Status.PLAYING or game.deadline is None:
+        return
+    seat = seat_on_turn(game)[0]
+    if seat is not None:
+        Seat.objects.filter(game=game, index=seat).update(clock_ms=remaining_ms(game.deadline, now))
+
+
+def _clock_start(game: Game, now: datetime) -> None:
+    """Start the clock of the seat on turn: the game's deadline is when it runs out."""
+    seat = seat_on_turn(game)[0]
+    if seat is None:
+        return
+    left = Seat.objects.filter(game=game, index=seat).values_list("clock_ms", flat=True).first()
+    game.deadline = now + timedelta(milliseconds=game.clock_ms if left is None else left)
+
+
+def _ran_out(game: Game, now: datetime) -> bool:
+    """End a game with clocks whose running clock has run out by `now` (before the sweeper comes to it); return
+    whether it did. Whatever arrives after that instant finds the game over."""
+    if game.clock_ms is None or game.status != Game.Status.PLAYING or game.deadline is None or game.deadline > now:
+        return False
+    _time_out(game, now)
+    return True
+
+
+def _time_out(game: Game, now: datetime) -> None:
+    """End a game in play whose deadline has passed: the seat on turn loses (its clock, if it has one, at 0)."""
+    late = seat_on_turn(game)[0]
+    ending = Game.Ending.TIMEOUT if game.clock_ms is None else Game.Ending.FLAG
+    _forfeit(game, loser=late, ending=ending, now=now)
+    _record(game, GameEvent.Kind.TIMEOUT, None if late is None else _seats(game)[late], {}, now)
+
+
+TIME_UP = "The game is over: a clock ran out"
+
+
 def _locked_game(public_id: str) -> Game:
     # select_for_update(), built once (games/store.py); the players' nicks come from accounts.nicks, not a join.
     game = store.game_locked(public_id)
@@ -61,12 +120,14 @@ def _seat_of(game: Game, user_id: int) -> int:
 
 
 def _playing_game(
-    public_id: str, user_id: int, *, not_your_turn: str = "Not your turn to play"
-) -> tuple[Game, Engine, object, int]:
+    public_id: str, user_id: int, *, not_your_turn: str = "Not your turn to play", now: datetime
+) -> tuple[Game | None, Engine, object, int]:
     """Lock the game, check that it is on and that this user is on turn; return it with its engine, rules state and
-    the user's seat."""
+    the user's seat. No game if its clock on turn ran out by `now`: that end is written, and the action refused."""
     game = _locked_game(public_id)
     seat = _seat_of(game, user_id)
+    if _ran_out(game, now):
+        return None, _engine(game), None, seat
     if game.status == Game.Status.WAITING:
         raise GameError("The game has not started: waiting for an opponent")
     if game.status == Game.Status.FINISHED:
@@ -129,6 +190,7 @@ def _winner(seats: list[int], ranks: tuple[int, ...] | None) -> int | None:
 def _finish(game: Game, *, ranks: tuple[int, ...] | None, ending: str, now: datetime, counted: bool = True) -> None:
     """End the game with each seat's rank (None: no result)."""
     was_playing = game.status == Game.Status.PLAYING
+    _clock_stop(game, now)
     seats = _seats(game)
     game.status = Game.Status.FINISHED
     game.winner_id = _winner(seats, ranks)
@@ -140,10 +202,10 @@ def _finish(game: Game, *, ranks: tuple[int, ...] | None, ending: str, now: date
         by_seat = [When(index=index, then=Value(rank)) for index, rank in enumerate(ranks)]
         Seat.objects.filter(game=game).update(rank=Case(*by_seat, output_field=Seat._meta.get_field("rank")))
     # A game in play ends without a result only when an administrator annuls it: then it counts for no one. Nor
-    # does a game against the computer (it is practice), nor one left before anybody acted (`counted`: else two
-    # accounts could mint victories by join, join, leave).
+    # does a game against the computer (it is practice), nor one in no pool (anonymous players' rooms), nor one left
+    # before anybody acted (`counted`: else two accounts could mint victories by join, join, leave).
     computer = any(is_computer(user_id) for user_id in seats)
-    if was_playing and counted and ranks is not None and not computer:
+    if was_playing and counted and ranks is not None and not computer and game.pool:
         result_record(_result(game, seats, ranks))
 
 
@@ -168,7 +230,11 @@ def _start(game: Game, user_id: int, now: datetime) -> None:
     game.status = Game.Status.PLAYING
     game.state = engine.state_to_json(engine.new(game.seat_count, game.options, RANDOM))
     game.started_at = now
-    game.deadline = _deadline(now)
+    if game.clock_ms is None:
+        game.deadline = _deadline(now)
+    else:
+        Seat.objects.filter(game=game).update(clock_ms=game.clock_ms)
+        _clock_start(game, now)
     _record(game, GameEvent.Kind.START, user_id, {}, now)
     store.seated_remember(game)
 
@@ -282,32 +348,98 @@ def game_leave(*, public_id: str, user_id: int) -> None:
 
 
 def game_act(*, public_id: str, user_id: int, action: object, not_your_turn: str = "Not your turn to play") -> Played:
-    """Make a player's action in a game in play (a throw, a move, …, in its engine's terms); return what it did."""
+    """Make a player's action in a game in play (a throw, a move, …, in its engine's terms); return what it did.
+    In a game with clocks, the mover's clock stops and the next one's starts."""
     now = timezone.now()
     with transaction.atomic():
-        game, engine, state, seat = _playing_game(public_id, user_id, not_your_turn=not_your_turn)
-        try:
-            played = engine.apply(state, seat, action, RANDOM)
-        except IllegalAction as error:
-            raise GameError(str(error)) from None
-        game.state = engine.state_to_json(state)
-        game.deadline = _deadline(now)
-        outcome = engine.outcome(state)
-        if outcome is not None:
-            _finish(game, ranks=outcome.ranks, ending=_ending(outcome), now=now)
-        _record(game, played.kind, user_id, dict(played.data), now, state)
-        return played
+        game, engine, state, seat = _playing_game(public_id, user_id, not_your_turn=not_your_turn, now=now)
+        if game is not None:
+            try:
+                played = engine.apply(state, seat, action, RANDOM)
+            except IllegalAction as error:
+                raise GameError(str(error)) from None
+            if game.clock_ms is None:
+                game.deadline = _deadline(now)
+            else:
+                _clock_stop(game, now)
+            game.state = engine.state_to_json(state)
+            outcome = engine.outcome(state)
+            if outcome is not None:
+                _finish(game, ranks=outcome.ranks, ending=_ending(outcome), now=now)
+            elif game.clock_ms is not None:
+                _clock_start(game, now)
+            _record(game, played.kind, user_id, dict(played.data), now, state)
+            return played
+    # The clock on turn ran out before the action came: the game ended (committed above), and the action is refused.
+    raise GameError(TIME_UP)
+
+
+def _draw_offers(public_id: str, user_id: int, now: datetime) -> tuple[Game | None, int, list[bool]]:
+    """Lock a game in play for an offer of a draw: return it, the user's seat and every seat's standing offer; no game
+    if its clock on turn has just run out (that end is written)."""
+    game = _locked_game(public_id)
+    seat = _seat_of(game, user_id)
+    if _ran_out(game, now):
+        return None, seat, []
+    if game.status != Game.Status.PLAYING:
+        raise GameError("The game is not in play")
+    offers = list(Seat.objects.filter(game=game).order_by("index").values_list("offers_draw", flat=True))
+    return game, seat, offers
+
+
+def game_draw_offer(*, public_id: str, user_id: int) -> bool:
+    """Offer a draw, on one's turn or not; the offer stands until withdrawn. When every seat's offer stands, the game
+    ends drawn by agreement. Return whether it did."""
+    now = timezone.now()
+    with transaction.atomic():
+        game, seat, offers = _draw_offers(public_id, user_id, now)
+        if game is not None:
+            if offers[seat]:
+                raise GameError("You have offered a draw already")
+            Seat.objects.filter(game=game, index=seat).update(offers_draw=True)
+            agreed = all(offered or index == seat for index, offered in enumerate(offers))
+            if agreed:
+                _finish(game, ranks=(1,) * len(offers), ending=Game.Ending.AGREED, now=now)
+            _record(game, GameEvent.Kind.DRAW_OFFER, user_id, {}, now)
+            return agreed
+    raise GameError(TIME_UP)
+
+
+def game_draw_cancel(*, public_id: str, user_id: int) -> None:
+    """Withdraw one's standing offer of a draw."""
+    now = timezone.now()
+    with transaction.atomic():
+        game, seat, offers = _draw_offers(public_id, user_id, now)
+        if game is not None:
+            if not offers[seat]:
+                raise GameError("You have no offer of a draw to withdraw")
+            Seat.objects.filter(game=game, index=seat).update(offers_draw=False)
+            _record(game, GameEvent.Kind.DRAW_CANCEL, user_id, {}, now)
+            return
+    raise GameError(TIME_UP)
+
+
+def game_expire(*, public_id: str) -> bool:
+    """End the game now if its clock on turn has run out (what the sweeper does, for one game, before a reading of its
+    clocks is shown); return whether it did."""
+    now = timezone.now()
+    with transaction.atomic():
+        game = _locked_game(public_id)
+        return _ran_out(game, now)
 
 
 # How often the sweepers note that they run: a write a second at most, whatever the number of processes.
 SWEEP_MARKED_EVERY = timedelta(seconds=1)
+# A gap between two marks longer than this is an outage for the games with clocks (the marks come every second).
+CLOCK_OUTAGE = timedelta(seconds=2)
 
 
 def outage_bridge(*, now: datetime | None = None) -> timedelta | None:
     """Note that a sweeper runs now; if none ran for longer than TAB_OUTAGE_GRACE (every server down, or the
     database unreachable), push back the deadlines that were still ahead when one last ran by the whole gap, and
     return the gap. A turn's clock stands still while we cannot serve; deadlines that were already due then stay due.
-    """
+    The players' clocks of games timed for the whole game (draughts) stand still through any gap longer than
+    CLOCK_OUTAGE: a restart costs them at most the second before it."""
     now = now or timezone.now()
     mark = SweepMark.objects.filter(pk=1).values_list("swept_at", flat=True).first()
     # A plain read first: within a second of the last mark, there is nothing to write.
@@ -319,8 +451,12 @@ def outage_bridge(*, now: datetime | None = None) -> timedelta | None:
             return None
         gap = now - mark_row.swept_at
         bridged = gap > timedelta(seconds=settings.TAB_OUTAGE_GRACE)
+        ahead = Game.objects.filter(deadline__gte=mark_row.swept_at)
         if bridged:
-            Game.objects.filter(deadline__gte=mark_row.swept_at).update(deadline=F("deadline") + gap)
+            ahead.update(deadline=F("deadline") + gap)
+        elif gap > CLOCK_OUTAGE:
+            # A player's clock for the whole game loses no more than the last second to an outage, however short.
+            bridged = ahead.filter(clock_ms__isnull=False).update(deadline=F("deadline") + gap) > 0
         mark_row.swept_at = now
         mark_row.save(update_fields=["swept_at"])
         return gap if bridged else None
@@ -348,9 +484,7 @@ def game_expire_due(*, now: datetime | None = None, limit: int = 200) -> int:
                 _finish(game, ranks=None, ending=Game.Ending.EXPIRED, now=now)
                 _record(game, GameEvent.Kind.TIMEOUT, _seats(game)[0], {}, now)
             else:
-                late = seat_on_turn(game)[0]
-                _forfeit(game, loser=late, ending=Game.Ending.TIMEOUT, now=now)
-                _record(game, GameEvent.Kind.TIMEOUT, None if late is None else _seats(game)[late], {}, now)
+                _time_out(game, now)
             expired += 1
     return expired
 
