@@ -16,6 +16,7 @@ import fcntl
 import ipaddress
 import logging
 import os
+import socket
 import ssl
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from pathlib import Path
 logger = logging.getLogger(__name__)
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+Hook = Callable[[], Awaitable[None]]
 
 # A TLS handshake left half-done is dropped after this long.
 HANDSHAKE_TIMEOUT = 10.0
@@ -41,6 +43,11 @@ class LineServer:
     certificate: str | None = None  # PEM files: with both, the server speaks TLS
     key: str | None = None
     line_limit: int = 64 * 1024  # the longest line a client may send (StreamReader.readline raises past it)
+    handshake_timeout: float = HANDSHAKE_TIMEOUT
+    # Run in the process before it listens (what the server needs ready: its certificate, its state after a
+    # restart), and at its shutdown before the open connections are closed.
+    on_start: Hook | None = None
+    on_stop: Hook | None = None
 
     def tls(self) -> ssl.SSLContext | None:
         if not self.certificate or not self.key:
@@ -71,12 +78,14 @@ class _Running:
 
     async def start(self) -> None:
         config = self.config
+        if config.on_start is not None:
+            await config.on_start()
         self.server = await asyncio.start_server(
             self.serve,
             config.host,
             config.port,
             ssl=config.tls(),
-            ssl_handshake_timeout=HANDSHAKE_TIMEOUT if config.certificate else None,
+            ssl_handshake_timeout=config.handshake_timeout if config.certificate else None,
             reuse_port=True,
             limit=config.line_limit,
         )
@@ -85,6 +94,11 @@ class _Running:
 
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.writers.add(writer)
+        # Keep-alive probes notice a peer that vanished without closing (a player may rightly say nothing for long).
+        sock = writer.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
         try:
             await self.config.handler(reader, writer)
         except (ConnectionError, asyncio.IncompleteReadError, ssl.SSLError, TimeoutError):
@@ -103,6 +117,11 @@ class _Running:
         if self.server is None:
             return
         self.server.close()
+        if self.config.on_stop is not None:
+            try:
+                await self.config.on_stop()
+            except Exception:
+                logger.exception("%s: its shutdown failed", self.config.name)
         for writer in list(self.writers):
             writer.close()
         with contextlib.suppress(TimeoutError):

@@ -320,6 +320,30 @@ def match_against_computer(*, user_id: int, kind: str, options: dict, level: int
         return match
 
 
+def match_open(*, kind: str, options: dict, user_ids: list[int], pool: str = "", clock_ms: int | None = None) -> Game:
+    """Open a match with every seat taken by the users given, seat 0 first, that starts when `match_start` says
+    (a room whose players come by invitation, at their own pace): it waits without a deadline meanwhile."""
+    now = timezone.now()
+    match = _new_match(kind, options, pool, len(user_ids))
+    match.clock_ms = clock_ms
+    with transaction.atomic():
+        _record(match, GameEvent.Kind.CREATE, user_ids[0], {}, now)
+        for user_id in user_ids:
+            _take_seat(match, user_id)
+        return match
+
+
+def match_start(*, public_id: str, user_id: int) -> Game:
+    """Start a match opened by `match_open` (`user_id` is the player whose coming starts it)."""
+    now = timezone.now()
+    with transaction.atomic():
+        game = _locked_game(public_id)
+        if game.status != Game.Status.WAITING:
+            raise GameError("The game has started already")
+        _start(game, user_id, now)
+        return game
+
+
 def rooms_clean() -> int:
     """Delete the waiting rooms where nobody waits; return how many. A room is only the row that joins lock: the next
     join makes it again (and a join that holds it meanwhile keeps it until it commits)."""

@@ -117,6 +117,7 @@ INSTALLED_APPS = [
     "games",
     "rankings",
     "protocols.course_api",
+    "protocols.draughts",
 ]
 
 MIDDLEWARE = [
@@ -327,3 +328,49 @@ TAB_STREAMS_PER_NICK = env_int("TAB_STREAMS_PER_NICK", 10)
 TAB_HASHES_PER_MINUTE = env_int("TAB_HASHES_PER_MINUTE", 60)
 TAB_HASHING_THREADS = env_int("TAB_HASHING_THREADS", os.cpu_count() or 1, minimum=1)
 TAB_HASHING_QUEUE = env_int("TAB_HASHING_QUEUE", 32)
+
+# The draughts room server (protocols/draughts): a line protocol over TLS beside the web server, on the same HOST.
+DRAUGHTS_HOST = os.environ.get("HOST", "127.0.0.1")
+DRAUGHTS_PORT = env_int("DRAUGHTS_PORT", 8009, minimum=1)
+# Each player's time for the whole game, in milliseconds (ten minutes).
+DRAUGHTS_CLOCK_MS = env_int("DRAUGHTS_CLOCK_MS", 600_000, minimum=1)
+
+
+def draughts_tls() -> tuple[Path, Path]:
+    """Return the certificate and key the draughts server speaks TLS with: the PEM files DRAUGHTS_TLS_CERT and
+    DRAUGHTS_TLS_KEY name, checked now (a bad one stops the server before it starts), or the self-signed pair made
+    once under var/ when neither is set."""
+    certificate, key = os.environ.get("DRAUGHTS_TLS_CERT", ""), os.environ.get("DRAUGHTS_TLS_KEY", "")
+    if not certificate and not key:
+        return VAR_DIR / "draughts_tls_cert.pem", VAR_DIR / "draughts_tls_key.pem"
+    if not certificate or not key:
+        missing = "DRAUGHTS_TLS_CERT" if not certificate else "DRAUGHTS_TLS_KEY"
+        raise ImproperlyConfigured(
+            f"{missing} must be set too: give both DRAUGHTS_TLS_CERT and DRAUGHTS_TLS_KEY, or none"
+        )
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
+
+    for name, path, load in (
+        ("DRAUGHTS_TLS_CERT", certificate, x509.load_pem_x509_certificates),
+        ("DRAUGHTS_TLS_KEY", key, lambda data: serialization.load_pem_private_key(data, password=None)),
+    ):
+        try:
+            load(Path(path).read_bytes())
+        except OSError as error:
+            raise ImproperlyConfigured(f"{name}: cannot read {path}: {error.strerror}") from None
+        except (ValueError, TypeError) as error:
+            what = "PEM certificates" if name == "DRAUGHTS_TLS_CERT" else "an unencrypted PEM private key"
+            raise ImproperlyConfigured(f"{name}: {path} does not hold {what} ({error})") from None
+    import ssl
+
+    try:
+        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(certificate, key)
+    except ssl.SSLError as error:
+        raise ImproperlyConfigured(
+            f"DRAUGHTS_TLS_KEY: {key} is not the key of the certificate in DRAUGHTS_TLS_CERT ({error})"
+        ) from None
+    return Path(certificate), Path(key)
+
+
+DRAUGHTS_TLS_CERT, DRAUGHTS_TLS_KEY = draughts_tls()

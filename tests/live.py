@@ -135,8 +135,10 @@ class Server:
         self.port = listener.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = workdir / f"server-{self.port}.log"
+        self.draughts_port = int(environment.get("DRAUGHTS_PORT") or free_port())
         env = {
             **os.environ,
+            "DRAUGHTS_PORT": str(self.draughts_port),
             "DATABASE_URL": database_url,
             "TAB_VAR_DIR": str(workdir),
             "SECRET_KEY": "live-test-secret-key",
@@ -221,8 +223,10 @@ class Gunicorn:
         self.tls_dir = workdir / "tls"
         self.home = workdir / "home"
         self.log = workdir / f"gunicorn-{self.line_port}.log"
+        self.draughts_port = int(environment.get("DRAUGHTS_PORT") or free_port())
         env = {
             **os.environ,
+            "DRAUGHTS_PORT": str(self.draughts_port),
             "DJANGO_SETTINGS_MODULE": "tests.settings_lines",
             "DATABASE_URL": database_url,
             "TAB_VAR_DIR": str(workdir),

@@ -1,0 +1,29 @@
+from django.apps import AppConfig
+
+
+class DraughtsConfig(AppConfig):
+    name = "protocols.draughts"
+    label = "draughts"
+    verbose_name = "Draughts rooms"
+
+    def ready(self) -> None:
+        from django.conf import settings
+
+        from core.lineservers import LineServer, register
+
+        from . import server
+
+        register(
+            LineServer(
+                "draughts",
+                server.handle,
+                settings.DRAUGHTS_HOST,
+                settings.DRAUGHTS_PORT,
+                str(settings.DRAUGHTS_TLS_CERT),
+                str(settings.DRAUGHTS_TLS_KEY),
+                # A handshake may take its time (the protocol allows 30 s), but never holds up another.
+                handshake_timeout=30.0,
+                on_start=server.start,
+                on_stop=server.stop,
+            )
+        )

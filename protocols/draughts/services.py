@@ -1,0 +1,276 @@
+"""The draughts rooms: made, joined, left and read, whatever the transport (the TLS line server, the web page).
+
+A room is a match of the platform (games/services.py) for two seats, white (seat 0) and black (seat 1), whose seats
+are taken by two anonymous accounts, or by one of them and the computer. Moves, draw requests and clocks are the
+platform's services; this module adds what a room is: its UUIDs, who is in it and who holds each colour now.
+
+Every change is one transaction, committed before the caller answers. The room's row is locked (select_for_update)
+by whatever changes who is in it, so that a JOIN and a LEAVE of one room are applied one at a time.
+"""
+
+import secrets
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
+from django.db import transaction
+from django.utils import timezone
+
+from core.errors import Refusal
+from games.bots import runner
+from games.models import Game, Seat
+from games.rules import IllegalAction
+from games.rules.draughts import BLACK, START, WHITE, Move, parse_path
+from games.services import (
+    GameError,
+    game_act,
+    game_draw_cancel,
+    game_draw_offer,
+    game_expire,
+    match_open,
+    match_start,
+    remaining_ms,
+)
+
+from . import presence
+from .models import Room
+
+COLOURS = {WHITE: "white", BLACK: "black"}
+# The anonymous accounts in the seats of every room: whoever has a colour's UUID plays it.
+ANONYMOUS = {WHITE: "anonymous-white", BLACK: "anonymous-black"}
+
+
+class RoomNotFound(Refusal):
+    """No such room (never made, or deleted), not one of its colours, or that colour held by another connection."""
+
+    status = 404
+
+
+@dataclass(frozen=True, slots=True)
+class Holder:
+    """A connection that may hold a colour: its token, and the server process it is served by ("" for a web page,
+    whose hold lasts as long as the page renews it)."""
+
+    token: str
+    process: str = ""
+
+    @classmethod
+    def new(cls, process: str = "") -> "Holder":
+        return cls(secrets.token_hex(12), process)
+
+
+@dataclass(frozen=True, slots=True)
+class Seated:
+    """A colour of a room, as a connection in the room knows it."""
+
+    room: uuid.UUID
+    colour: str  # "w" or "b"
+    game: str  # the match's public id
+    user_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoomView:
+    """A room as GET_STATE shows it."""
+
+    state: str  # WAITING, PLAYING, DRAW, WHITE_WON, BLACK_WON
+    turn: str  # "w" or "b"
+    wants_draw: tuple[bool, bool]  # white's, black's
+    times: tuple[int, int]  # milliseconds left: white's, black's
+    online: tuple[bool, bool]
+    board: str
+    version: int
+
+
+_anonymous_ids: dict[str, int] = {}
+
+
+def anonymous_user(colour: str) -> int:
+    """Return the id of the anonymous account that sits in the rooms' `colour` seats (made on first use)."""
+    if colour not in _anonymous_ids:
+        user, _ = get_user_model().objects.get_or_create(
+            username=ANONYMOUS[colour], defaults={"password": make_password(None)}
+        )
+        _anonymous_ids[colour] = user.pk
+    return _anonymous_ids[colour]
+
+
+def _hold(room: Room, colour: str, holder: Holder, now: datetime) -> None:
+    name = COLOURS[colour]
+    setattr(room, f"{name}_in", True)
+    setattr(room, f"{name}_holder", holder.token)
+    setattr(room, f"{name}_process", holder.process)
+    setattr(room, f"{name}_held_until", presence.hold_until(now))
+
+
+def _unhold(room: Room, colour: str) -> None:
+    name = COLOURS[colour]
+    setattr(room, f"{name}_holder", "")
+    setattr(room, f"{name}_process", "")
+    setattr(room, f"{name}_held_until", None)
+
+
+def _seated(room: Room, colour: str) -> Seated:
+    index = 0 if colour == WHITE else 1
+    return Seated(room.pk, colour, room.game.public_id, room.game.seat_user_ids[index])
+
+
+def room_create(*, holder: Holder, computer_level: int | None = None, colour: str | None = None) -> tuple[Room, Seated]:
+    """Make a room, its creator in it with a colour drawn at random (or `colour`), and the other colour free for
+    whoever is given its UUID; with `computer_level`, the computer takes the other colour and the game starts."""
+    now = timezone.now()
+    creator = colour or secrets.choice((WHITE, BLACK))
+    users = {side: anonymous_user(side) for side in (WHITE, BLACK)}
+    if computer_level is not None:
+        users[WHITE if creator == BLACK else BLACK] = runner.computer_user(computer_level).pk
+    with transaction.atomic():
+        game = match_open(
+            kind="draughts", options={}, user_ids=[users[WHITE], users[BLACK]], clock_ms=settings.DRAUGHTS_CLOCK_MS
+        )
+        room = Room(game=game, creator=creator)
+        _hold(room, creator, holder, now)
+        if computer_level is not None:
+            other = COLOURS[WHITE if creator == BLACK else BLACK]
+            setattr(room, f"{other}_in", True)
+        room.save()
+        if computer_level is not None:
+            match_start(public_id=game.public_id, user_id=users[creator])
+    return room, _seated(room, creator)
+
+
+def _locked_room(room_id: uuid.UUID) -> Room:
+    room = Room.objects.select_for_update().select_related("game").filter(pk=room_id, deleted_at=None).first()
+    if room is None:
+        raise RoomNotFound("no such room")
+    return room
+
+
+def room_join(*, room_id: uuid.UUID, key: uuid.UUID, holder: Holder) -> Seated:
+    """Put the connection in the room with the colour whose UUID is `key`; the first coming of the second colour
+    starts the game. A colour held by a live connection cannot be joined (no take-over), except a web page's by
+    another page."""
+    now = timezone.now()
+    with transaction.atomic():
+        room = _locked_room(room_id)
+        if key == room.white_key:
+            colour = WHITE
+        elif key == room.black_key:
+            colour = BLACK
+        else:
+            raise RoomNotFound("not a colour of this room")
+        name = COLOURS[colour]
+        if presence.online(room, name, now):
+            taken_by_page = getattr(room, f"{name}_process") == "" and holder.process == ""
+            if not taken_by_page:
+                raise RoomNotFound("this colour is held by another connection")
+        _hold(room, colour, holder, now)
+        room.save()
+        seated = _seated(room, colour)
+        if room.game.status == Game.Status.WAITING and room.white_in and room.black_in:
+            match_start(public_id=room.game.public_id, user_id=seated.user_id)
+        return seated
+
+
+def room_leave(*, seated: Seated, holder: Holder) -> None:
+    """Take the connection out of the room (LEAVE, QUIT, a closed connection): the colour is free for a later JOIN,
+    and the room is deleted if neither colour is in it now."""
+    now = timezone.now()
+    with transaction.atomic():
+        room = Room.objects.select_for_update().filter(pk=seated.room, deleted_at=None).first()
+        name = COLOURS[seated.colour]
+        if room is None or getattr(room, f"{name}_holder") != holder.token:
+            return  # deleted meanwhile, or held by another page since
+        setattr(room, f"{name}_in", False)
+        _unhold(room, seated.colour)
+        if not room.white_in and not room.black_in:
+            room.deleted_at = now
+        room.save()
+
+
+def room_release(*, seated: Seated, holder: Holder) -> None:
+    """The connection is gone, but its player has not left (a server shutting down, a page closed): the colour is no
+    longer held, and stays in the room."""
+    name = COLOURS[seated.colour]
+    Room.objects.filter(pk=seated.room, **{f"{name}_holder": holder.token}).update(
+        **{f"{name}_holder": "", f"{name}_process": "", f"{name}_held_until": None}
+    )
+
+
+def room_renew(*, seated: Seated, holder: Holder) -> bool:
+    """Renew a web page's hold of its colour; return False if it holds it no more (taken over, or the room gone)."""
+    name = COLOURS[seated.colour]
+    renewed = Room.objects.filter(pk=seated.room, deleted_at=None, **{f"{name}_holder": holder.token}).update(
+        **{f"{name}_held_until": presence.hold_until(timezone.now())}
+    )
+    return renewed == 1
+
+
+def _state_name(game: Game, ranks: list[int | None]) -> str:
+    if game.status == Game.Status.WAITING:
+        return "WAITING"
+    if game.status == Game.Status.PLAYING:
+        return "PLAYING"
+    if ranks == [1, 2]:
+        return "WHITE_WON"
+    if ranks == [2, 1]:
+        return "BLACK_WON"
+    # Drawn by agreement, or ended by an administrator with no result.
+    return "DRAW"
+
+
+def room_view(*, room_id: uuid.UUID) -> RoomView:
+    """Return the room as it is now, its running clock read now (a clock that has run out ends its game first)."""
+    room = Room.objects.select_related("game").filter(pk=room_id).first()
+    if room is None:
+        raise RoomNotFound("no such room")
+    game = room.game
+    now = timezone.now()
+    if game.status == Game.Status.PLAYING and game.deadline is not None and game.deadline <= now:
+        game_expire(public_id=game.public_id)
+        return room_view(room_id=room_id)
+    seats = list(Seat.objects.filter(game=game).order_by("index").values_list("clock_ms", "offers_draw", "rank"))
+    state = game.state or {"board": START, "turn": WHITE}
+    clock = game.clock_ms or settings.DRAUGHTS_CLOCK_MS
+    times = [clock if left is None else left for left, _, _ in seats]
+    if game.status == Game.Status.PLAYING and game.deadline is not None:
+        times[0 if state["turn"] == WHITE else 1] = remaining_ms(game.deadline, now)
+    return RoomView(
+        state=_state_name(game, [rank for _, _, rank in seats]),
+        turn=state["turn"],
+        wants_draw=(seats[0][1], seats[1][1]),
+        times=(times[0], times[1]),
+        online=(presence.online(room, "white", now), presence.online(room, "black", now)),
+        board=state["board"],
+        version=game.version,
+    )
+
+
+def room_move(*, seated: Seated, squares: list[str]) -> None:
+    """Make the colour's move: the squares its piece stops on, start first. GameError says why not."""
+    try:
+        path = parse_path(squares)
+    except IllegalAction as error:
+        raise GameError(str(error)) from None
+    game_act(public_id=seated.game, user_id=seated.user_id, action=Move(path), not_your_turn="not your turn")
+
+
+def room_draw_request(*, seated: Seated) -> None:
+    game_draw_offer(public_id=seated.game, user_id=seated.user_id)
+
+
+def room_draw_cancel(*, seated: Seated) -> None:
+    game_draw_cancel(public_id=seated.game, user_id=seated.user_id)
+
+
+def room_close(*, room_id: uuid.UUID) -> None:
+    """Delete a stuck room (an administrator's decision): its UUIDs are retired, nobody is in it any more."""
+    with transaction.atomic():
+        room = _locked_room(room_id)
+        room.white_in = room.black_in = False
+        _unhold(room, WHITE)
+        _unhold(room, BLACK)
+        room.deleted_at = timezone.now()
+        room.save()
