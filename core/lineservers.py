@@ -53,6 +53,7 @@ class LineServer:
         if not self.certificate or not self.key:
             return None
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
         context.load_cert_chain(self.certificate, self.key)
         return context
 

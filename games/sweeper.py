@@ -21,11 +21,16 @@ _thread: threading.Thread | None = None
 ROOMS_CLEANED_EVERY = 60.0
 
 
-def sweep_forever(stop: threading.Event) -> None:
+# A starting process waits this long at most for its first sweep, which makes good an outage before it serves.
+FIRST_SWEEP_WAIT = 10.0
+
+
+def sweep_forever(stop: threading.Event, swept: threading.Event | None = None) -> None:
     from .services import game_expire_due, outage_bridge, rooms_clean
 
     rooms_cleaned = time.monotonic()
-    while not stop.wait(settings.TAB_SWEEP_INTERVAL):
+    # The first sweep at once: after a restart, the clocks must be made good before anybody reads them.
+    while swept is not None or not stop.wait(settings.TAB_SWEEP_INTERVAL):
         try:
             close_old_connections()
             gap = outage_bridge()
@@ -44,14 +49,20 @@ def sweep_forever(stop: threading.Event) -> None:
             logger.exception("deadline sweep failed")
         finally:
             close_old_connections()
+            if swept is not None:
+                swept.set()
+                swept = None
 
 
 def start() -> None:
-    """Start this process's sweeper, once."""
+    """Start this process's sweeper, once, and wait for its first sweep (a few seconds at most): an outage of ours
+    is made good before the process serves anyone."""
     global _thread
     with _started:
         if _thread is None or not _thread.is_alive():
+            swept = threading.Event()
             _thread = threading.Thread(
-                target=sweep_forever, args=(threading.Event(),), name="tab-deadline-sweeper", daemon=True
+                target=sweep_forever, args=(threading.Event(), swept), name="tab-deadline-sweeper", daemon=True
             )
             _thread.start()
+            swept.wait(FIRST_SWEEP_WAIT)

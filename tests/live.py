@@ -4,6 +4,7 @@ pytest-django's live_server is WSGI and cannot stream, so these tests start the 
 production does and talk to it only over HTTP.
 """
 
+import contextlib
 import json
 import os
 import queue
@@ -131,6 +132,7 @@ class Server:
 
     def __init__(self, database_url: str, workdir: Path, **environment: str):
         self.database_url = database_url
+        self.workdir = workdir
         listener = listening_socket()
         self.port = listener.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
@@ -247,9 +249,11 @@ class Gunicorn:
             + ["tabsite.asgi:application"],
             cwd=ROOT,
             env=env,
-            stdout=self.log.open("wb"),
+            stdout=self.log.open("ab"),
             stderr=subprocess.STDOUT,
             pass_fds=[fd],
+            # Its own process group: `kill` takes the whole server down at once, as kill -9 of `make run` would.
+            start_new_session=True,
         )
         listener.close()
         self.http = httpx.Client(base_url=self.url, timeout=10)
@@ -277,6 +281,13 @@ class Gunicorn:
             return True
         except OSError:
             return False
+
+    def kill(self) -> None:
+        """Kill every process of the server with SIGKILL: nothing of it runs a line more."""
+        self.http.close()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
 
     def stop(self) -> None:
         self.http.close()
