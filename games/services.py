@@ -562,7 +562,7 @@ def games_recompute() -> dict[str, int]:
             played = any(entry["kind"] not in history.PLATFORM_KINDS for entry in entries)
             computer = any(is_computer(user_id) for user_id in seats)
             left_unplayed = not played and entries[-1]["kind"] == GameEvent.Kind.LEAVE
-            if ranks is not None and not computer and not left_unplayed:
+            if ranks is not None and not computer and not left_unplayed and game.pool:
                 results.append(_result(game, seats, ranks))
         rankings_rebuild(results)
     return {"games": len(results), "corrected": corrected}

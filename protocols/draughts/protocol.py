@@ -29,7 +29,9 @@ class Lines:
         self.too_long = False  # more than MAX_LINE bytes arrived without an ending: the connection is to be closed
 
     def feed(self, data: bytes) -> list[bytes]:
-        if self._after_cr and data:
+        if not data:
+            return []
+        if self._after_cr:
             self._after_cr = False
             if data[:1] == b"\n":
                 data = data[1:]

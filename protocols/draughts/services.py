@@ -29,6 +29,7 @@ from games.services import (
     game_act,
     game_draw_cancel,
     game_draw_offer,
+    game_end,
     game_expire,
     match_open,
     match_start,
@@ -85,17 +86,18 @@ class RoomView:
     version: int
 
 
-_anonymous_ids: dict[str, int] = {}
-
-
-def anonymous_user(colour: str) -> int:
-    """Return the id of the anonymous account that sits in the rooms' `colour` seats (made on first use)."""
-    if colour not in _anonymous_ids:
-        user, _ = get_user_model().objects.get_or_create(
-            username=ANONYMOUS[colour], defaults={"password": make_password(None)}
-        )
-        _anonymous_ids[colour] = user.pk
-    return _anonymous_ids[colour]
+def anonymous_users() -> dict[str, int]:
+    """Return the ids of the anonymous accounts that sit in the rooms' white and black seats (made on first use)."""
+    User = get_user_model()
+    found = dict(User.objects.filter(username__in=ANONYMOUS.values()).values_list("username", "pk"))
+    users = {}
+    for colour, username in ANONYMOUS.items():
+        if username not in found:
+            found[username] = User.objects.get_or_create(username=username, defaults={"password": make_password(None)})[
+                0
+            ].pk
+        users[colour] = found[username]
+    return users
 
 
 def _hold(room: Room, colour: str, holder: Holder, now: datetime) -> None:
@@ -123,7 +125,7 @@ def room_create(*, holder: Holder, computer_level: int | None = None, colour: st
     whoever is given its UUID; with `computer_level`, the computer takes the other colour and the game starts."""
     now = timezone.now()
     creator = colour or secrets.choice((WHITE, BLACK))
-    users = {side: anonymous_user(side) for side in (WHITE, BLACK)}
+    users = anonymous_users()
     if computer_level is not None:
         users[WHITE if creator == BLACK else BLACK] = runner.computer_user(computer_level).pk
     with transaction.atomic():
@@ -266,7 +268,8 @@ def room_draw_cancel(*, seated: Seated) -> None:
 
 
 def room_close(*, room_id: uuid.UUID) -> None:
-    """Delete a stuck room (an administrator's decision): its UUIDs are retired, nobody is in it any more."""
+    """Delete a stuck room (an administrator's decision): its UUIDs are retired, nobody is in it any more, and its
+    game, if not over, ends with no result."""
     with transaction.atomic():
         room = _locked_room(room_id)
         room.white_in = room.black_in = False
@@ -274,3 +277,5 @@ def room_close(*, room_id: uuid.UUID) -> None:
         _unhold(room, BLACK)
         room.deleted_at = timezone.now()
         room.save()
+        if room.game.status != Game.Status.FINISHED:
+            game_end(public_id=room.game.public_id, opponent_wins=False)
