@@ -5,6 +5,8 @@ urlpatterns = [
     # The Tâb course's API: its functions at the root of the server, and the spectators' streams.
     path("", include("protocols.course_api.urls")),
     path("admin/", admin.site.urls),
+    # The draughts rooms over the web (the page's transport; the line protocol has its own TLS server).
+    path("draughts/", include("protocols.draughts.urls")),
     # The pages of rankings and game history, for graders, players and spectators; the lobby and each game's page.
     path("", include("rankings.urls")),
     path("", include("games.urls")),

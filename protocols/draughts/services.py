@@ -84,6 +84,7 @@ class RoomView:
     online: tuple[bool, bool]
     board: str
     version: int
+    game: str  # the match's public id
 
 
 def anonymous_users() -> dict[str, int]:
@@ -176,6 +177,14 @@ def room_join(*, room_id: uuid.UUID, key: uuid.UUID, holder: Holder) -> Seated:
         return seated
 
 
+def room_seated(*, room_id: uuid.UUID, key: uuid.UUID) -> Seated:
+    """Return the colour of the room whose UUID is `key` (a web page's credential for each action)."""
+    room = Room.objects.select_related("game").filter(pk=room_id, deleted_at=None).first()
+    if room is None or key not in (room.white_key, room.black_key):
+        raise RoomNotFound("no such room, or not one of its colours")
+    return _seated(room, WHITE if key == room.white_key else BLACK)
+
+
 def room_leave(*, seated: Seated, holder: Holder) -> None:
     """Take the connection out of the room (LEAVE, QUIT, a closed connection): the colour is free for a later JOIN,
     and the room is deleted if neither colour is in it now."""
@@ -247,6 +256,7 @@ def room_view(*, room_id: uuid.UUID) -> RoomView:
         online=(presence.online(room, "white", now), presence.online(room, "black", now)),
         board=state["board"],
         version=game.version,
+        game=game.public_id,
     )
 
 

@@ -1,0 +1,202 @@
+"""The draughts rooms over the web: what the browser's page (templates/games/draughts/play.html) does, through the same
+services as the TLS line server, so that a room made in one is joined from the other.
+
+JSON in, JSON out. A colour's UUID (`key`) is the player's credential, as in the line protocol: no cookie, no account
+(so no CSRF to fear). A page holds its colour with a `holder` token while it is open, and renews it; the stream of a
+room sends its view at every change to its players and spectators alike (no keys in it).
+"""
+
+import asyncio
+import json
+import uuid
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.db import close_old_connections
+from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_POST
+
+from core import limits
+from core.errors import Refusal
+from games.bots import LEVELS
+from games.publication import Subscription
+
+from . import services
+from .models import Room
+
+KEEPALIVE_SECONDS = 20
+
+
+class BadRequest(Refusal):
+    """A request that is not one of this API's."""
+
+
+def _body(request: HttpRequest) -> dict[str, Any]:
+    try:
+        body = json.loads(request.body or b"{}")
+    except (ValueError, UnicodeDecodeError):
+        raise BadRequest("The body is not JSON") from None
+    if not isinstance(body, dict):
+        raise BadRequest("The body is a JSON object")
+    return body
+
+
+def _uuid(value: object, what: str) -> uuid.UUID:
+    if not isinstance(value, str):
+        raise BadRequest(f"{what} is a UUID")
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        raise BadRequest(f"{what} is a UUID") from None
+
+
+def _holder(body: dict[str, Any]) -> services.Holder:
+    token = body.get("holder")
+    if not isinstance(token, str) or not 8 <= len(token) <= 64 or not token.isalnum():
+        raise BadRequest("holder is the token the page was given")
+    return services.Holder(token)
+
+
+def view_json(view: services.RoomView, room_id: uuid.UUID) -> dict[str, Any]:
+    return {
+        "room": str(room_id),
+        "game": view.game,
+        "state": view.state,
+        "turn": view.turn,
+        "wants_draw": list(view.wants_draw),
+        "times": list(view.times),
+        "online": list(view.online),
+        "board": view.board,
+        "version": view.version,
+    }
+
+
+def _seated_answer(room_id: uuid.UUID, seated: services.Seated, holder: services.Holder, **more: Any) -> JsonResponse:
+    view = services.room_view(room_id=room_id)
+    answer = {"colour": seated.colour, "holder": holder.token, "game": seated.game, **more}
+    return JsonResponse({**answer, **view_json(view, room_id)})
+
+
+@csrf_exempt
+@require_POST
+def room_create(request: HttpRequest) -> JsonResponse:
+    """POST /draughts/rooms/ {computer?: level, colour?: "w"|"b"}: make a room; the answer has both colours' UUIDs
+    (give `enemy_key` to the opponent), or one with the computer in the other colour."""
+    body = _body(request)
+    level, colour = body.get("computer"), body.get("colour")
+    if level is not None and level not in LEVELS:
+        raise BadRequest(f"computer is a level: {', '.join(map(str, LEVELS))}")
+    if colour not in (None, "w", "b"):
+        raise BadRequest('colour is "w" or "b"')
+    holder = services.Holder.new()
+    room, seated = services.room_create(holder=holder, computer_level=level, colour=colour)
+    mine, other = (room.white_key, room.black_key) if seated.colour == "w" else (room.black_key, room.white_key)
+    enemy = None if level is not None else str(other)
+    return _seated_answer(room.pk, seated, holder, key=str(mine), enemy_key=enemy)
+
+
+@csrf_exempt
+@require_POST
+def room_join(request: HttpRequest, room_id: uuid.UUID) -> JsonResponse:
+    """POST /draughts/rooms/<room>/join {key}: take the colour of that UUID (a page may take over another page's)."""
+    key = _uuid(_body(request).get("key"), "key")
+    holder = services.Holder.new()
+    seated = services.room_join(room_id=room_id, key=key, holder=holder)
+    return _seated_answer(room_id, seated, holder, key=str(key))
+
+
+def _seated(room_id: uuid.UUID, body: dict[str, Any]) -> services.Seated:
+    return services.room_seated(room_id=room_id, key=_uuid(body.get("key"), "key"))
+
+
+@csrf_exempt
+@require_POST
+def room_act(request: HttpRequest, room_id: uuid.UUID, action: str) -> JsonResponse:
+    """POST /draughts/rooms/<room>/<action> {key, holder, …}: move {path: ["c3", "d4"]}, draw, cancel-draw, renew,
+    release (the page closes) or leave."""
+    body = _body(request)
+    seated = _seated(room_id, body)
+    match action:
+        case "move":
+            path = body.get("path")
+            if not isinstance(path, list) or not 2 <= len(path) <= 13 or not all(isinstance(s, str) for s in path):
+                raise BadRequest("path is the list of the squares the piece stops on")
+            services.room_move(seated=seated, squares=path)
+        case "draw":
+            services.room_draw_request(seated=seated)
+        case "cancel-draw":
+            services.room_draw_cancel(seated=seated)
+        case "renew":
+            if not services.room_renew(seated=seated, holder=_holder(body)):
+                raise services.RoomNotFound("This colour is held elsewhere now")
+        case "release":
+            services.room_release(seated=seated, holder=_holder(body))
+            return JsonResponse({})
+        case "leave":
+            services.room_leave(seated=seated, holder=_holder(body))
+            return JsonResponse({})
+        case _:
+            raise BadRequest("No such action")
+    return JsonResponse(view_json(services.room_view(room_id=room_id), room_id))
+
+
+@require_GET
+def room_state(request: HttpRequest, room_id: uuid.UUID) -> JsonResponse:
+    """GET /draughts/rooms/<room>/: the room as GET_STATE shows it, with its game's id."""
+    view = services.room_view(room_id=room_id)
+    return JsonResponse(view_json(view, room_id))
+
+
+async def room_stream(request: HttpRequest, room_id: uuid.UUID) -> StreamingHttpResponse | JsonResponse:
+    """GET /draughts/rooms/<room>/stream: Server-Sent Events, the room's view now and at every change."""
+    game = await _game_of(room_id)
+    if game is None:
+        return JsonResponse({"error": "no such room"}, status=404)
+    slot = limits.spectator_slot(game, limits.client_address(request))
+    subscription = Subscription(game)
+    await subscription.ready()
+
+    async def events():
+        try:
+            last = -1
+            while True:
+                view = await _view(room_id)
+                if view.version != last:
+                    last = view.version
+                    yield f"id: {view.version}\ndata: {json.dumps(view_json(view, room_id))}\n\n".encode()
+                if view.state not in ("WAITING", "PLAYING"):
+                    return
+                try:
+                    await asyncio.wait_for(subscription.next(), KEEPALIVE_SECONDS)
+                except TimeoutError:
+                    yield b": ping\n\n"
+        finally:
+            subscription.close()
+            slot.release()
+
+    response = StreamingHttpResponse(events(), content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"
+    return response
+
+
+def _read(function):
+    def read(*args, **kwargs):
+        close_old_connections()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            close_old_connections()
+
+    return sync_to_async(read, thread_sensitive=False)
+
+
+@_read
+def _game_of(room_id: uuid.UUID) -> str | None:
+    return Room.objects.filter(pk=room_id).values_list("game__public_id", flat=True).first()
+
+
+@_read
+def _view(room_id: uuid.UUID) -> services.RoomView:
+    return services.room_view(room_id=room_id)
