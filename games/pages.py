@@ -13,6 +13,7 @@ from django.template import TemplateDoesNotExist
 from django.template.loader import get_template, select_template
 from django.urls import reverse
 
+from core import lineservers
 from core.pagination import page_of
 from rankings.pages import table_url
 from rankings.selectors import player_by_nick
@@ -58,7 +59,9 @@ def play(request: HttpRequest, kind: str) -> HttpResponse:
     template = _play_page(kind)
     if template is None:
         raise Http404("This game is played through its protocol only, for now")
-    return HttpResponse(template.render({"kind": kind}, request))
+    # The ports of the line servers, for the pages that tell how to connect a client of one.
+    ports = {server.name: server.port for server in lineservers.registered()}
+    return HttpResponse(template.render({"kind": kind, "ports": ports, "section": "play"}, request))
 
 
 def _play_page(kind: str):

@@ -1,0 +1,71 @@
+// A draughts game's page: the board live while the game is played (the room's stream), or its replay once it is over
+// (the log applied move by move with the browser's rules, static/js/rules/draughts.js).
+
+import { DraughtsBoard } from "./board.js";
+import { START, State, squareIndex } from "../rules/draughts.js";
+
+const $ = (id) => document.getElementById(id);
+const canvas = $("board");
+const board = new DraughtsBoard(canvas);
+const STATES = {
+  WAITING: "Waiting for the second player…",
+  PLAYING: "",
+  DRAW: "Drawn.",
+  WHITE_WON: "White won.",
+  BLACK_WON: "Black won.",
+};
+
+function clock(ms) {
+  const seconds = Math.ceil(Math.max(0, ms) / 1000);
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+}
+
+if (canvas.dataset.stream) {
+  const stream = new EventSource(canvas.dataset.stream);
+  stream.onmessage = (event) => {
+    const view = JSON.parse(event.data);
+    board.show(view.board, view.turn);
+    const turn = view.turn === "w" ? "White" : "Black";
+    const text = view.state === "PLAYING" ? `${turn} to move · white ${clock(view.times[0])}, black ${clock(view.times[1])}` : STATES[view.state];
+    $("watch-status").textContent = text;
+    if (!["WAITING", "PLAYING"].includes(view.state)) {
+      stream.close();
+      // Over: the page shows the result and the replay.
+      setTimeout(() => location.reload(), 1500);
+    }
+  };
+} else if ($("replay-data")) {
+  const replay = JSON.parse($("replay-data").textContent);
+  const positions = [{ board: START, turn: "w", caption: "The start." }];
+  const state = new State();
+  for (const entry of replay.log) {
+    if (!entry.data || !entry.data.path) continue;
+    const move = state.find(entry.data.path.map(squareIndex));
+    state.apply(move);
+    const side = state.turn === "w" ? "Black" : "White";
+    positions.push({ board: state.text, turn: state.turn, last: move.path, caption: `${side}: ${entry.data.path.join(" ")}` });
+  }
+  const slider = $("replay-step");
+  slider.max = positions.length - 1;
+  let step = positions.length - 1;
+  const go = (to) => {
+    step = Math.max(0, Math.min(positions.length - 1, to));
+    const position = positions[step];
+    board.last = position.last || [];
+    board.show(position.board, position.turn);
+    slider.value = step;
+    $("replay-caption").textContent = `${step} / ${positions.length - 1} · ${position.caption}`;
+  };
+  $("replay-first").addEventListener("click", () => go(0));
+  $("replay-back").addEventListener("click", () => go(step - 1));
+  $("replay-forward").addEventListener("click", () => go(step + 1));
+  $("replay-last").addEventListener("click", () => go(positions.length - 1));
+  slider.addEventListener("input", () => go(Number(slider.value)));
+  document.addEventListener("keydown", (event) => {
+    const moves = { ArrowLeft: step - 1, ArrowRight: step + 1, Home: 0, End: positions.length - 1 };
+    if (event.key in moves) go(moves[event.key]);
+  });
+  go(step);
+} else {
+  board.show(START, "w");
+}
