@@ -1,10 +1,14 @@
 """The draughts room server as its clients see it: real TLS connections to a real server process (tests/live.py),
 every command, answer and code of the protocol, framing, bad input and clocks."""
 
+import os
 import re
 import socket
 import ssl
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +17,7 @@ from .faults import query
 
 START = "0b0b0b0bb0b0b0b00b0b0b0b0000000000000000w0w0w0w00w0w0w0ww0w0w0w0"
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
+ROOT = Path(__file__).resolve().parent.parent
 VARIABLES = [
     "STATE",
     "PLAYER_TURN",
@@ -324,3 +329,46 @@ def test_a_move_after_the_clock_ran_out_is_refused_even_before_the_sweep(live_da
         assert state["STATE"] == "BLACK_WON" and state["WHITE_TIME"] == "0"
     finally:
         server.stop()
+
+
+def manage_check(tmp_path, **environment: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "TAB_VAR_DIR": str(tmp_path), **environment}
+    return subprocess.run(
+        [sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.mark.parametrize(
+    "environment, named",
+    [
+        ({"DRAUGHTS_TLS_CERT": "cert.pem"}, "DRAUGHTS_TLS_KEY"),
+        ({"DRAUGHTS_TLS_KEY": "key.pem"}, "DRAUGHTS_TLS_CERT"),
+        ({"DRAUGHTS_TLS_CERT": "missing.pem", "DRAUGHTS_TLS_KEY": "key.pem"}, "DRAUGHTS_TLS_CERT"),
+        ({"DRAUGHTS_TLS_CERT": "cert.pem", "DRAUGHTS_TLS_KEY": "cert.pem"}, "DRAUGHTS_TLS_KEY"),
+        ({"DRAUGHTS_TLS_CERT": "key.pem", "DRAUGHTS_TLS_KEY": "key.pem"}, "DRAUGHTS_TLS_CERT"),
+        ({"DRAUGHTS_TLS_CERT": "cert.pem", "DRAUGHTS_TLS_KEY": "other.key"}, "DRAUGHTS_TLS_KEY"),
+        ({"DRAUGHTS_CLOCK_MS": "0"}, "DRAUGHTS_CLOCK_MS"),
+        ({"DRAUGHTS_CLOCK_MS": "ten"}, "DRAUGHTS_CLOCK_MS"),
+        ({"DRAUGHTS_PORT": "port"}, "DRAUGHTS_PORT"),
+    ],
+)
+def test_a_bad_setting_stops_the_server_with_a_message_naming_it(tmp_path, environment, named):
+    from core.lineservers import self_signed_certificate
+
+    self_signed_certificate(tmp_path / "cert.pem", tmp_path / "key.pem", ["localhost"])
+    self_signed_certificate(tmp_path / "other.crt", tmp_path / "other.key", ["localhost"])
+    paths = {
+        name: str(tmp_path / value) if name.endswith(("CERT", "KEY")) else value for name, value in environment.items()
+    }
+    result = manage_check(tmp_path, **paths)
+    assert result.returncode != 0 and named in result.stderr, result.stderr[-2000:]
+
+
+def test_given_certificate_files_are_used(tmp_path):
+    from core.lineservers import self_signed_certificate
+
+    self_signed_certificate(tmp_path / "cert.pem", tmp_path / "key.pem", ["localhost"])
+    result = manage_check(
+        tmp_path, DRAUGHTS_TLS_CERT=str(tmp_path / "cert.pem"), DRAUGHTS_TLS_KEY=str(tmp_path / "key.pem")
+    )
+    assert result.returncode == 0, result.stderr
