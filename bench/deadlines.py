@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Turn deadlines at scale: what thousands of waiting deadlines cost, and how late they fire.
 
-    python bench/deadlines.py [--games 10000] [--spread 60]
+    python bench/deadlines.py [--games 10000] [--spread 60] [--kind draughts]
 
 On a fresh SQLite database (under var/bench/, or DATABASE_URL's), it creates that many games in play, each with
 its deadline an hour away, and measures one tick of the sweeper (games/sweeper.py) while nothing is due: its
 time and its queries. Then it moves every deadline to a random moment of the next `--spread` seconds, runs the
 sweeper thread exactly as a server process does, and reports how late after its deadline each game was ended,
-and the sweeper's CPU. Prints a Markdown table.
+and the sweeper's CPU. Prints a Markdown table. With `--kind draughts` the games are draughts rooms' games, each
+with its players' clocks running (the deadline is when the clock on turn runs out).
 """
 
 import argparse
@@ -44,6 +45,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=10_000, help="games in play, each with a deadline")
     parser.add_argument("--spread", type=float, default=60.0, help="seconds over which the deadlines fall due")
+    parser.add_argument("--kind", choices=("tab", "draughts"), default="tab", help="the game of the games in play")
     args = parser.parse_args()
     (ROOT / "var" / "bench").mkdir(parents=True, exist_ok=True)
     setup(tempfile.mkdtemp(prefix="deadlines-", dir=ROOT / "var" / "bench"))
@@ -56,7 +58,7 @@ def main() -> int:
 
     from games import sweeper
     from games.models import Game, Seat
-    from games.rules import tab
+    from games.rules import draughts, tab
     from games.services import game_expire_due
 
     User = get_user_model()
@@ -65,18 +67,16 @@ def main() -> int:
         [User(username=f"deadline-{index}", password="!") for index in range(2 * args.games)], batch_size=2000
     )
     now = timezone.now()
-    state = tab.State.new(9).to_json()
+    if args.kind == "draughts":
+        match = {"kind": "draughts", "options": {}, "variant": "", "pool": "", "clock_ms": 600_000}
+        match["clocks"] = [600_000, 600_000]
+        state = draughts.State().to_json()
+    else:
+        match = {"options": {"size": 9}, "variant": "9", "pool": "1"}
+        state = tab.State.new(9).to_json()
     games = Game.objects.bulk_create(
         [
-            Game(
-                options={"size": 9},
-                variant="9",
-                pool="1",
-                status=Game.Status.PLAYING,
-                state=state,
-                started_at=now,
-                deadline=now + timedelta(hours=1),
-            )
+            Game(**match, status=Game.Status.PLAYING, state=state, started_at=now, deadline=now + timedelta(hours=1))
             for index in range(args.games)
         ],
         batch_size=1000,
@@ -131,7 +131,8 @@ def main() -> int:
     def quantile(q: float) -> float:
         return late[min(len(late) - 1, int(q * len(late)))] if late else float("nan")
 
-    print(f"### Turn deadlines: {args.games:,} games in play\n")
+    what = "draughts rooms in play, clocks running" if args.kind == "draughts" else "games in play"
+    print(f"### {'Clocks' if args.kind == 'draughts' else 'Turn deadlines'}: {args.games:,} {what}\n")
     print("| measure | value |")
     print("|---|---|")
     print(
@@ -141,7 +142,7 @@ def main() -> int:
     print(f"| cost of waiting, at {per_second:.0f} ticks a second | {tick_cpu * per_second * 100:.2f}% of one core |")
     print(
         f"| deadlines falling due over {args.spread:.0f} s | {ended:,} of {args.games:,} games ended "
-        f"(timeout, the player on turn loses) |"
+        f"(the player on turn loses) |"
     )
     print(
         f"| ended after the deadline, p50 / p99 / max | {quantile(0.5):.2f} / {quantile(0.99):.2f} / "

@@ -53,6 +53,11 @@ class Game(models.Model):
     # Each player's time for the whole game in milliseconds, in games with a clock per player (draughts); None in
     # games timed turn by turn (TAB_TURN_TIMEOUT). With clocks, `deadline` is when the clock on turn runs out.
     clock_ms = models.PositiveIntegerField(null=True, blank=True)
+    # With clocks, the milliseconds left on each seat's clock when it last stopped, seat 0 first (the running one is
+    # read from `deadline`). The seats whose offer of a draw stands (an offer stands until withdrawn; every seat
+    # offering ends the game drawn). Both on the game's row, written by the statement that saves an action.
+    clocks = models.JSONField(null=True, blank=True)
+    draw_offers = models.JSONField(default=list, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING)
     state = models.JSONField(null=True, blank=True)
     version = models.PositiveIntegerField(default=0)
@@ -118,12 +123,10 @@ class Seat(models.Model):
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
     index = models.PositiveSmallIntegerField()
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="seats")
-    # Milliseconds left on the player's clock, in games with a clock per player (None in the others).
+    # Milliseconds left on the player's clock when the game ended, in games with a clock per player.
     clock_ms = models.PositiveIntegerField(null=True, blank=True)
     # 1 is first, equal ranks share a place; None until the match ends, and in matches that ended with no result.
     rank = models.PositiveSmallIntegerField(null=True, blank=True)
-    # The player's offer of a draw stands (it stands until withdrawn; all seats offering ends the game drawn).
-    offers_draw = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["game", "index"]

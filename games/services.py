@@ -47,36 +47,35 @@ def remaining_ms(deadline: datetime, now: datetime) -> int:
     return max(0, math.ceil((deadline - now) / timedelta(milliseconds=1)))
 
 
-def clock_readings(game: Game, *, now: datetime | None = None) -> list[int] | None:
+def clock_readings(game: Game, state: object = None, *, now: datetime | None = None) -> list[int] | None:
     """Return the milliseconds left on each seat's clock, seat 0 first, the running one read at `now`; None in a game
-    timed turn by turn."""
+    timed turn by turn. `state` is the game's rules state, if already decoded."""
     if game.clock_ms is None:
         return None
-    clocks = list(game.seats.order_by("index").values_list("clock_ms", flat=True))
-    readings = [game.clock_ms if clock is None else clock for clock in clocks]
+    readings = list(game.clocks or [game.clock_ms] * game.seat_count)
     if game.status == Game.Status.PLAYING and game.deadline is not None:
-        seat = seat_on_turn(game)[0]
+        seat = seat_on_turn(game, state)[0]
         if seat is not None:
             readings[seat] = remaining_ms(game.deadline, now or timezone.now())
     return readings
 
 
-def _clock_stop(game: Game, now: datetime) -> None:
-    """Write the running clock's reading into its seat (a move, or the end of the game, stops it)."""
-    if game.clock_ms is None or game.status != Game.Status.PLAYING or game.deadline is None:
+def _clock_stop(game: Game, seat: int | None, now: datetime) -> None:
+    """Stop the running clock, the one of `seat` (an action, or the end of the game): note its reading."""
+    if game.clock_ms is None or game.deadline is None or seat is None:
         return
-    seat = seat_on_turn(game)[0]
+    clocks = list(game.clocks or [game.clock_ms] * game.seat_count)
+    clocks[seat] = remaining_ms(game.deadline, now)
+    game.clocks = clocks
+    game.deadline = None
+
+
+def _clock_start(game: Game, state: object, now: datetime) -> None:
+    """Start the clock of the seat on turn in `state`: the game's deadline is when it runs out."""
+    seat = seat_on_turn(game, state)[0]
     if seat is not None:
-        Seat.objects.filter(game=game, index=seat).update(clock_ms=remaining_ms(game.deadline, now))
-
-
-def _clock_start(game: Game, now: datetime) -> None:
-    """Start the clock of the seat on turn: the game's deadline is when it runs out."""
-    seat = seat_on_turn(game)[0]
-    if seat is None:
-        return
-    left = Seat.objects.filter(game=game, index=seat).values_list("clock_ms", flat=True).first()
-    game.deadline = now + timedelta(milliseconds=game.clock_ms if left is None else left)
+        clocks = game.clocks or [game.clock_ms] * game.seat_count
+        game.deadline = now + timedelta(milliseconds=clocks[seat])
 
 
 def _ran_out(game: Game, now: datetime) -> bool:
@@ -187,26 +186,45 @@ def _winner(seats: list[int], ranks: tuple[int, ...] | None) -> int | None:
     return seats[ranks.index(1)]
 
 
-def _finish(game: Game, *, ranks: tuple[int, ...] | None, ending: str, now: datetime, counted: bool = True) -> None:
-    """End the game with each seat's rank (None: no result)."""
+def _finish(
+    game: Game,
+    *,
+    ranks: tuple[int, ...] | None,
+    ending: str,
+    now: datetime,
+    counted: bool = True,
+    state: object = None,
+) -> None:
+    """End the game with each seat's rank (None: no result); `state` is the position it ended in, if decoded."""
     was_playing = game.status == Game.Status.PLAYING
-    _clock_stop(game, now)
+    if was_playing and game.clock_ms is not None:
+        _clock_stop(game, seat_on_turn(game, state)[0], now)
     seats = _seats(game)
     game.status = Game.Status.FINISHED
     game.winner_id = _winner(seats, ranks)
     game.ending = ending
     game.finished_at = now
     game.deadline = None
-    if ranks is not None and was_playing:
-        # One statement for every seat.
-        by_seat = [When(index=index, then=Value(rank)) for index, rank in enumerate(ranks)]
-        Seat.objects.filter(game=game).update(rank=Case(*by_seat, output_field=Seat._meta.get_field("rank")))
+    if was_playing and (ranks is not None or game.clocks):
+        # One statement for every seat: its rank, and its clock's last reading.
+        written = {}
+        if ranks is not None:
+            written["rank"] = _by_seat("rank", ranks)
+        if game.clocks:
+            written["clock_ms"] = _by_seat("clock_ms", game.clocks)
+        Seat.objects.filter(game=game).update(**written)
     # A game in play ends without a result only when an administrator annuls it: then it counts for no one. Nor
     # does a game against the computer (it is practice), nor one in no pool (anonymous players' rooms), nor one left
     # before anybody acted (`counted`: else two accounts could mint victories by join, join, leave).
     computer = any(is_computer(user_id) for user_id in seats)
     if was_playing and counted and ranks is not None and not computer and game.pool:
         result_record(_result(game, seats, ranks))
+
+
+def _by_seat(field: str, values) -> Case:
+    """Return the expression of a seat's `field` that gives each seat its value, seat 0 first."""
+    cases = [When(index=index, then=Value(value)) for index, value in enumerate(values)]
+    return Case(*cases, output_field=Seat._meta.get_field(field))
 
 
 def _result(game: Game, seats: list[int], ranks: tuple[int, ...]) -> Result:
@@ -233,8 +251,8 @@ def _start(game: Game, user_id: int, now: datetime) -> None:
     if game.clock_ms is None:
         game.deadline = _deadline(now)
     else:
-        Seat.objects.filter(game=game).update(clock_ms=game.clock_ms)
-        _clock_start(game, now)
+        game.clocks = [game.clock_ms] * game.seat_count
+        _clock_start(game, None, now)
     _record(game, GameEvent.Kind.START, user_id, {}, now)
     store.seated_remember(game)
 
@@ -385,30 +403,29 @@ def game_act(*, public_id: str, user_id: int, action: object, not_your_turn: str
             if game.clock_ms is None:
                 game.deadline = _deadline(now)
             else:
-                _clock_stop(game, now)
+                _clock_stop(game, seat, now)
             game.state = engine.state_to_json(state)
             outcome = engine.outcome(state)
             if outcome is not None:
-                _finish(game, ranks=outcome.ranks, ending=_ending(outcome), now=now)
+                _finish(game, ranks=outcome.ranks, ending=_ending(outcome), now=now, state=state)
             elif game.clock_ms is not None:
-                _clock_start(game, now)
+                _clock_start(game, state, now)
             _record(game, played.kind, user_id, dict(played.data), now, state)
             return played
     # The clock on turn ran out before the action came: the game ended (committed above), and the action is refused.
     raise GameError(TIME_UP)
 
 
-def _draw_offers(public_id: str, user_id: int, now: datetime) -> tuple[Game | None, int, list[bool]]:
-    """Lock a game in play for an offer of a draw: return it, the user's seat and every seat's standing offer; no game
-    if its clock on turn has just run out (that end is written)."""
+def _draw_offers(public_id: str, user_id: int, now: datetime) -> tuple[Game | None, int, list[int]]:
+    """Lock a game in play for an offer of a draw: return it, the user's seat and the seats whose offer stands; no
+    game if its clock on turn has just run out (that end is written)."""
     game = _locked_game(public_id)
     seat = _seat_of(game, user_id)
     if _ran_out(game, now):
         return None, seat, []
     if game.status != Game.Status.PLAYING:
         raise GameError("The game is not in play")
-    offers = list(Seat.objects.filter(game=game).order_by("index").values_list("offers_draw", flat=True))
-    return game, seat, offers
+    return game, seat, list(game.draw_offers or [])
 
 
 def game_draw_offer(*, public_id: str, user_id: int) -> bool:
@@ -418,12 +435,12 @@ def game_draw_offer(*, public_id: str, user_id: int) -> bool:
     with transaction.atomic():
         game, seat, offers = _draw_offers(public_id, user_id, now)
         if game is not None:
-            if offers[seat]:
+            if seat in offers:
                 raise GameError("You have offered a draw already")
-            Seat.objects.filter(game=game, index=seat).update(offers_draw=True)
-            agreed = all(offered or index == seat for index, offered in enumerate(offers))
+            game.draw_offers = sorted([*offers, seat])
+            agreed = len(game.draw_offers) == game.seat_count
             if agreed:
-                _finish(game, ranks=(1,) * len(offers), ending=Game.Ending.AGREED, now=now)
+                _finish(game, ranks=(1,) * game.seat_count, ending=Game.Ending.AGREED, now=now)
             _record(game, GameEvent.Kind.DRAW_OFFER, user_id, {}, now)
             return agreed
     raise GameError(TIME_UP)
@@ -435,9 +452,9 @@ def game_draw_cancel(*, public_id: str, user_id: int) -> None:
     with transaction.atomic():
         game, seat, offers = _draw_offers(public_id, user_id, now)
         if game is not None:
-            if not offers[seat]:
+            if seat not in offers:
                 raise GameError("You have no offer of a draw to withdraw")
-            Seat.objects.filter(game=game, index=seat).update(offers_draw=False)
+            game.draw_offers = [offered for offered in offers if offered != seat]
             _record(game, GameEvent.Kind.DRAW_CANCEL, user_id, {}, now)
             return
     raise GameError(TIME_UP)

@@ -27,6 +27,8 @@ GAME_SAVED = (
     "ending",
     "started_at",
     "finished_at",
+    "clocks",
+    "draw_offers",
 )
 EVENT_FIELDS = ("game", "seq", "kind", "player", "data", "created_at")
 _ATTNAMES = {name: Game._meta.get_field(name).attname for name in GAME_SAVED}
@@ -64,9 +66,22 @@ def _seats(vendor: str) -> str:
 def seated_remember(game: Game) -> None:
     """Remember the users in the seats of a game that has started (its seats are taken for good)."""
     if game.status != Game.Status.WAITING:
-        if len(_seated) >= SEATED_REMEMBERED:
-            del _seated[next(iter(_seated))]  # the oldest
-        _seated[game.public_id] = list(game.seat_user_ids)
+        _remember(game.public_id, list(game.seat_user_ids))
+
+
+def _remember(public_id: str, users: list[int]) -> None:
+    if len(_seated) >= SEATED_REMEMBERED:
+        del _seated[next(iter(_seated))]  # the oldest
+    _seated[public_id] = users
+
+
+def seated(public_id: str) -> list[int]:
+    """Return the user in each seat of a game that has started, seat 0 first (remembered once read)."""
+    users = _seated.get(public_id)
+    if users is None:
+        users = list(Seat.objects.filter(game__public_id=public_id).order_by("index").values_list("user", flat=True))
+        _remember(public_id, users)
+    return list(users)
 
 
 @cache

@@ -163,12 +163,15 @@ def test_clocks_switch_at_each_move_and_read_live(settings):
         clock.shift(timedelta(milliseconds=500))
         # A fraction of a millisecond counts as a whole one.
         assert room_view(room_id=room.pk).times == (598_500, 599_500)
-        stored = Game.objects.get(pk=room.game_id).seats.order_by("index").values_list("clock_ms", flat=True)
-        assert list(stored) == [598_500, 600_000]  # the running clock is read from the deadline
+        # The stopped clocks are stored; the running one is read from the deadline.
+        assert Game.objects.get(pk=room.game_id).clocks == [598_500, 600_000]
         clock.shift(timedelta(seconds=600))
         view = room_view(room_id=room.pk)
     assert view.state == "WHITE_WON" and view.times == (598_500, 0)
-    assert Game.objects.get(pk=room.game_id).ending == Game.Ending.FLAG
+    game = Game.objects.get(pk=room.game_id)
+    assert game.ending == Game.Ending.FLAG and game.clocks == [598_500, 0]
+    # The seats keep their clocks' last readings with their ranks.
+    assert list(game.seats.order_by("index").values_list("rank", "clock_ms")) == [(1, 598_500), (2, 0)]
 
 
 @pytest.mark.django_db(transaction=True)

@@ -88,7 +88,7 @@ def test_the_example_session_of_the_protocol(server, client):
     assert black.say("MOVE e5 c3") == "MOVE_OK"
     state = white.state()
     assert state["BOARD"] == "0b0b0b0bb0b0b0b00b000b0b000000000000000ww0b0w0000w0w0w0ww0w0w0w0"
-    assert state["PLAYER_TURN"] == "WHITE" and int(state["BLACK_TIME"]) < 600000
+    assert state["PLAYER_TURN"] == "WHITE" and int(state["BLACK_TIME"]) <= 600000
     assert white.say("MOVE d2 b4") == "MOVE_OK"
     assert black.say("REQUEST_A_DRAW") == "DRAW_OK"
     assert black.say("REQUEST_A_DRAW").startswith("DRAW_FAIL")

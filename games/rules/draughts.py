@@ -29,10 +29,8 @@ NAMES: Final = {WHITE: "WHITE", BLACK: "BLACK"}
 START: Final = "0b0b0b0bb0b0b0b00b0b0b0b0000000000000000w0w0w0w00w0w0w0ww0w0w0w0"
 COLUMNS: Final = "abcdefgh"
 
-# Diagonal steps as (column, row) changes; a man goes only towards the far row (white up, black down).
+# Diagonal steps as (column, row) changes; a man goes only towards the far row (white up, black down: DIRECTIONS).
 KING_STEPS: Final = ((1, 1), (-1, 1), (1, -1), (-1, -1))
-MAN_STEPS: Final = {WHITE: ((1, 1), (-1, 1)), BLACK: ((1, -1), (-1, -1))}
-FAR_ROW: Final = {WHITE: 8, BLACK: 1}
 
 
 class IllegalMove(IllegalAction):
@@ -60,6 +58,32 @@ def _square(column: int, row: int) -> int | None:
     if 0 <= column < 8 and 1 <= row <= 8:
         return (8 - row) * 8 + column
     return None
+
+
+def _tables() -> tuple[tuple[tuple[tuple[int, int], ...], ...], tuple[tuple[tuple[int, int, int], ...], ...]]:
+    """Return, for each square, its diagonal steps (direction, target) and jumps (direction, square jumped, landing),
+    directions numbered as in KING_STEPS: the move generator looks them up instead of computing coordinates."""
+    steps, jumps = [], []
+    for square in range(64):
+        column, row = _coordinates(square)
+        square_steps, square_jumps = [], []
+        for direction, (dc, dr) in enumerate(KING_STEPS):
+            target = _square(column + dc, row + dr)
+            landing = _square(column + 2 * dc, row + 2 * dr)
+            if target is not None:
+                square_steps.append((direction, target))
+                if landing is not None:
+                    square_jumps.append((direction, target, landing))
+        steps.append(tuple(square_steps))
+        jumps.append(tuple(square_jumps))
+    return tuple(steps), tuple(jumps)
+
+
+STEPS, JUMPS = _tables()
+# The directions a piece may take, numbered as in KING_STEPS.
+DIRECTIONS: Final = {"W": (0, 1, 2, 3), "B": (0, 1, 2, 3), WHITE: (0, 1), BLACK: (2, 3)}
+# The squares of the far row of each side, where its men are crowned.
+CROWNING: Final = {WHITE: frozenset(range(8)), BLACK: frozenset(range(56, 64))}
 
 
 def is_dark(square: int) -> bool:
@@ -118,49 +142,42 @@ class State:
     def legal_moves(self) -> list[Move]:
         """Return every legal move of the side to move: its captures if it has any, else its steps."""
         if self._moves is None:
-            captures = [move for square in self._own_squares() for move in self._captures_from(square)]
-            self._moves = captures or [move for square in self._own_squares() for move in self._steps_from(square)]
+            turn = self.turn
+            own = [square for square, piece in enumerate(self.board) if piece == turn or piece == turn.upper()]
+            captures = [move for square in own for move in self._captures_from(square)]
+            self._moves = captures or [move for square in own for move in self._steps_from(square)]
         return self._moves
 
-    def _own_squares(self) -> Iterator[int]:
-        turn = self.turn
-        return (square for square, piece in enumerate(self.board) if piece.lower() == turn)
-
-    def _directions(self, piece: str) -> tuple[tuple[int, int], ...]:
-        return KING_STEPS if piece.isupper() else MAN_STEPS[piece]
-
     def _steps_from(self, square: int) -> Iterator[Move]:
-        piece = self.board[square]
-        column, row = _coordinates(square)
-        for dc, dr in self._directions(piece):
-            target = _square(column + dc, row + dr)
-            if target is not None and self.board[target] == EMPTY:
-                crowned = piece.islower() and row + dr == FAR_ROW[piece]
-                yield Move((square, target), (), crowned)
+        board = self.board
+        piece = board[square]
+        directions = DIRECTIONS[piece]
+        crowning = CROWNING[piece] if piece.islower() else ()
+        for direction, target in STEPS[square]:
+            if direction in directions and board[target] == EMPTY:
+                yield Move((square, target), (), target in crowning)
 
     def _captures_from(self, start: int) -> list[Move]:
-        piece = self.board[start]
-        enemy = opponent(piece.lower())
-        directions = self._directions(piece)
-        far_row = None if piece.isupper() else FAR_ROW[piece]
         board = self.board
+        piece = board[start]
+        enemies = (BLACK, "B") if piece.lower() == WHITE else (WHITE, "W")
+        directions = DIRECTIONS[piece]
+        crowning = CROWNING[piece] if piece.islower() else ()
+        # Most pieces have nothing to take: a look at their neighbours first.
+        if not any(direction in directions and board[over] in enemies for direction, over, _ in JUMPS[start]):
+            return []
         moves: list[Move] = []
 
         def extend(square: int, path: tuple[int, ...], captured: tuple[int, ...]) -> None:
-            column, row = _coordinates(square)
             jumped = False
-            for dc, dr in directions:
-                over = _square(column + dc, row + dr)
-                landing = _square(column + 2 * dc, row + 2 * dr)
-                if over is None or landing is None or over in captured:
-                    continue
-                if board[over].lower() != enemy:
+            for direction, over, landing in JUMPS[square]:
+                if direction not in directions or board[over] not in enemies or over in captured:
                     continue
                 # The piece's own starting square is empty during its move; captured pieces stay until it ends.
                 if board[landing] != EMPTY and landing != start:
                     continue
                 jumped = True
-                if row + 2 * dr == far_row:
+                if landing in crowning:
                     moves.append(Move((*path, landing), (*captured, over), True))
                 else:
                     extend(landing, (*path, landing), (*captured, over))

@@ -20,8 +20,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.errors import Refusal
+from core.prepared import Prepared
+from games import store
 from games.bots import runner
-from games.models import Game, Seat
+from games.models import Game
 from games.rules import IllegalAction
 from games.rules.draughts import BLACK, START, WHITE, Move, parse_path
 from games.services import (
@@ -219,44 +221,64 @@ def room_renew(*, seated: Seated, holder: Holder) -> bool:
     return renewed == 1
 
 
-def _state_name(game: Game, ranks: list[int | None]) -> str:
-    if game.status == Game.Status.WAITING:
+def _state_name(status: str, winner: int | None, public_id: str) -> str:
+    if status == Game.Status.WAITING:
         return "WAITING"
-    if game.status == Game.Status.PLAYING:
+    if status == Game.Status.PLAYING:
         return "PLAYING"
-    if ranks == [1, 2]:
-        return "WHITE_WON"
-    if ranks == [2, 1]:
-        return "BLACK_WON"
+    if winner is not None:
+        return "WHITE_WON" if winner == store.seated(public_id)[0] else "BLACK_WON"
     # Drawn by agreement, or ended by an administrator with no result.
     return "DRAW"
 
 
+# What GET_STATE reads: the room's holds and its game, in one query built once (it is asked for most often).
+_VIEW_COLUMNS = (
+    "white_holder",
+    "white_held_until",
+    "black_holder",
+    "black_held_until",
+    "game__public_id",
+    "game__status",
+    "game__state",
+    "game__version",
+    "game__deadline",
+    "game__winner",
+    "game__clock_ms",
+    "game__clocks",
+    "game__draw_offers",
+)
+_STAND_IN = uuid.UUID(int=0x5EED)
+_view_query = Prepared(
+    lambda room_id: Room.objects.filter(pk=room_id).values_list(*_VIEW_COLUMNS), [(Room._meta.pk, _STAND_IN)]
+)
+
+
 def room_view(*, room_id: uuid.UUID) -> RoomView:
     """Return the room as it is now, its running clock read now (a clock that has run out ends its game first)."""
-    room = Room.objects.select_related("game").filter(pk=room_id).first()
-    if room is None:
+    row = _view_query.first(room_id)
+    if row is None:
         raise RoomNotFound("no such room")
-    game = room.game
+    holds = Room(white_holder=row[0], white_held_until=row[1], black_holder=row[2], black_held_until=row[3])
+    public_id, status, state, version, deadline, winner, clock_ms, clocks, offers = row[4:]
     now = timezone.now()
-    if game.status == Game.Status.PLAYING and game.deadline is not None and game.deadline <= now:
-        game_expire(public_id=game.public_id)
+    if status == Game.Status.PLAYING and deadline is not None and deadline <= now:
+        game_expire(public_id=public_id)
         return room_view(room_id=room_id)
-    seats = list(Seat.objects.filter(game=game).order_by("index").values_list("clock_ms", "offers_draw", "rank"))
-    state = game.state or {"board": START, "turn": WHITE}
-    clock = game.clock_ms or settings.DRAUGHTS_CLOCK_MS
-    times = [clock if left is None else left for left, _, _ in seats]
-    if game.status == Game.Status.PLAYING and game.deadline is not None:
-        times[0 if state["turn"] == WHITE else 1] = remaining_ms(game.deadline, now)
+    state = state or {"board": START, "turn": WHITE}
+    times = list(clocks or [clock_ms or settings.DRAUGHTS_CLOCK_MS] * 2)
+    if status == Game.Status.PLAYING and deadline is not None:
+        times[0 if state["turn"] == WHITE else 1] = remaining_ms(deadline, now)
+    offers = offers or []
     return RoomView(
-        state=_state_name(game, [rank for _, _, rank in seats]),
+        state=_state_name(status, winner, public_id),
         turn=state["turn"],
-        wants_draw=(seats[0][1], seats[1][1]),
+        wants_draw=(0 in offers, 1 in offers),
         times=(times[0], times[1]),
-        online=(presence.online(room, "white", now), presence.online(room, "black", now)),
+        online=(presence.online(holds, "white", now), presence.online(holds, "black", now)),
         board=state["board"],
-        version=game.version,
-        game=game.public_id,
+        version=version,
+        game=public_id,
     )
 
 
