@@ -1,0 +1,35 @@
+"""Queries built once (core/prepared.py) give what the ORM gives: each column converted as its iteration does (JSON,
+dates, UUIDs, foreign keys), the values in their places, None for no row; and their SQL is built only once."""
+
+import uuid
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from core.prepared import Prepared
+from protocols.draughts.models import Room
+from protocols.draughts.services import Holder, room_create
+
+pytestmark = pytest.mark.django_db
+
+COLUMNS = ("id", "white_key", "white_held_until", "creator", "game", "game__state", "game__created_at", "game__clocks")
+query = Prepared(
+    lambda room_id: Room.objects.filter(pk=room_id).values_list(*COLUMNS), [(Room._meta.pk, uuid.UUID(int=1))]
+)
+
+
+def test_a_prepared_query_reads_what_the_orm_reads():
+    rooms = [room_create(holder=Holder.new())[0] for _ in range(3)]
+    for room in rooms:
+        assert query.first(room.pk) == Room.objects.filter(pk=room.pk).values_list(*COLUMNS).get()
+    assert query.first(uuid.uuid4()) is None
+
+
+def test_its_sql_is_the_same_each_time():
+    room, _ = room_create(holder=Holder.new())
+    with CaptureQueriesContext(connection) as first:
+        query.first(room.pk)
+    with CaptureQueriesContext(connection) as second:
+        query.first(uuid.uuid4())
+    assert len(first) == len(second) == 1 and first[0]["sql"].split("WHERE")[0] == second[0]["sql"].split("WHERE")[0]
