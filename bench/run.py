@@ -6,6 +6,7 @@
     python bench/run.py --games-1k --ranking --profile   # pick scenarios; profile the server with py-spy
     python bench/run.py --games-1k --rate-1k 10,20,40,80 --duration 20   # one phase per rate, same games
     python bench/run.py --deadlines     # 10,000 turn deadlines: the sweeper's idle cost and how late they fire
+    python bench/run.py --draughts      # 1,000 draughts rooms over TLS, 2,000 commands/s; 10,000 rooms' clocks
 
 Each scenario gets a fresh server (gunicorn -c tabsite/gunicorn.conf.py tabsite.asgi:application, uvicorn
 workers, WEB_CONCURRENCY as given) on a free loopback port, with TAB_VAR_DIR=var/bench/<timestamp>/<scenario>/, so
@@ -105,6 +106,7 @@ class Server:
         self.workdir = workdir
         workdir.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
+        self.draughts_port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = workdir / "server.log"
         self.env = {
@@ -112,6 +114,7 @@ class Server:
             "TAB_VAR_DIR": str(workdir),
             "HOST": "127.0.0.1",
             "PORT": str(self.port),
+            "DRAUGHTS_PORT": str(self.draughts_port),
             "TAB_TURN_TIMEOUT": os.environ.get("TAB_TURN_TIMEOUT", TURN_TIMEOUT),
             "PYTHONUNBUFFERED": "1",
             # Thousands of players register, join and stream from this one address: the abuse limits would refuse
@@ -391,6 +394,49 @@ def storm_rows(results: list[tuple[str, dict[str, Any]]]) -> list[str]:
 # ---------------------------------------------------------------------------------------------------------------
 
 
+def draughts_scenario(run_dir: Path, args: argparse.Namespace, duration: float) -> list[str]:
+    """1,000 rooms (2,000 TLS connections held) with commands offered open loop; then 10,000 rooms' clocks."""
+    say(f"scenario draughts: 1,000 rooms, {args.draughts_rate:g} commands/s")
+    busy = wait_quiet(args.wait_quiet)
+    server = Server(run_dir / "draughts", fast_hasher=True)
+    server.start()
+    try:
+        output = run_dir / "draughts.json"
+        command = [sys.executable, str(ROOT / "bench" / "draughts_load.py"), "--port", str(server.draughts_port)]
+        command += ["--rooms", "1000", "--rate", f"{args.draughts_rate:g}", "--duration", f"{duration:g}"]
+        command += ["--server-pid", str(server.pid), "--json", str(output)]
+        subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        figures = json.loads(output.read_text())
+    finally:
+        server.stop()
+    rows = ["| measure | value |", "|---|---|"]
+    rows.append(f"| rooms made (CREATE, JOIN: 2,000 TLS connections) | {figures['setup_s']:.1f} s |")
+    rows.append(
+        f"| server memory, before → with the 2,000 connections held | {figures['memory_before_mib']:.0f} → "
+        f"{figures['memory_after_mib']:.0f} MiB: **{figures['memory_per_connection_kib']:.1f} KiB per connection** |"
+    )
+    rows.append(
+        f"| commands offered / answered | {figures['offered']:,} / {figures['answered']:,} "
+        f"({figures['achieved_per_s']:.0f}/s; {figures['skipped']:,} not sent: their room's previous still out) |"
+    )
+    rows.append(f"| errors | {figures['errors']} |")
+    for name, label in (("all_ms", "every command"), ("MOVE", "MOVE"), ("GET_STATE", "GET_STATE")):
+        summary = figures[name] if name == "all_ms" else figures["latency_ms"][name]
+        latency = ms(summary, *QUANTILES)
+        rows.append(f"| {label}: from its scheduled time to its answer, p50 / p95 / p99 / max (ms) | {latency} |")
+    rows.append(f"| games over and rooms made again during the run | {figures['rooms_made_again']} |")
+    rows.append(f"| machine busy just before (other programs) | {busy:.0f}% of one core |")
+    label = f"Draughts: 1,000 rooms over TLS, {args.draughts_rate:g} commands/s offered (half MOVE), {duration:g} s"
+    sections = [f"### {label}\n\n" + "\n".join(rows)]
+    say("scenario draughts clocks: 10,000 rooms in play")
+    wait_quiet(args.wait_quiet)
+    command_line = [sys.executable, str(ROOT / "bench" / "deadlines.py"), "--games", "10000", "--kind", "draughts"]
+    env = {**os.environ, "TAB_SWEEP_INTERVAL_MS": "500"}
+    clocks = subprocess.run(command_line, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True, check=True)
+    sections.append(clocks.stdout.strip())
+    return sections
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--full", action="store_true", help="every scenario, at full length")
@@ -399,6 +445,8 @@ def main() -> int:
     parser.add_argument("--storm", action="store_true", help="register storm, fast and production hashers")
     parser.add_argument("--ranking", action="store_true", help="ranking requests under game load")
     parser.add_argument("--deadlines", action="store_true", help="10,000 turn deadlines: idle cost and lateness")
+    parser.add_argument("--draughts", action="store_true", help="1,000 draughts rooms over TLS; 10,000 rooms' clocks")
+    parser.add_argument("--draughts-rate", type=float, default=2000, help="draughts commands/s offered")
     parser.add_argument("--duration", type=float, help="seconds of driving per game scenario (30; 60 with --full)")
     parser.add_argument(
         "--rate-1k",
@@ -418,12 +466,12 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "var" / "bench", help="folder of the runs")
     args = parser.parse_args()
 
-    scenarios = ("games_1k", "games_5k", "storm", "ranking", "deadlines")
+    scenarios = ("games_1k", "games_5k", "storm", "ranking", "deadlines", "draughts")
     chosen = {name for name in scenarios if getattr(args, name)}
     if args.full:
         chosen = set(scenarios)
     elif not chosen:
-        chosen = {"games_1k", "storm"}
+        chosen = {"games_1k", "storm", "draughts"}
     duration = args.duration or (60.0 if args.full else 30.0)
     storm_accounts = args.storm_accounts or (10_000 if args.full else 2_000)
     storm_cap = args.storm_cap or (180.0 if args.full else 20.0)
@@ -522,6 +570,9 @@ def main() -> int:
             env = {**os.environ, "TAB_SWEEP_INTERVAL_MS": "500"}
             deadlines = subprocess.run(command_line, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True, check=True)
             sections.append(deadlines.stdout.strip())
+        if "draughts" in chosen:
+            sections.extend(draughts_scenario(run_dir, args, duration))
+            server = None
     except KeyboardInterrupt:
         say("interrupted: stopping the server")
         return 130
