@@ -228,7 +228,7 @@ def test_only_tls_is_spoken_and_a_silent_client_delays_nobody(server, client):
         received += chunk
     assert b"ROOM" not in received and len(received) < 100
     plain.close()
-    silent = [socket.create_connection(("127.0.0.1", server.draughts_port), timeout=30) for _ in range(20)]
+    silent = [socket.create_connection(("127.0.0.1", server.draughts_port), timeout=30) for _ in range(300)]
     half = socket.create_connection(("127.0.0.1", server.draughts_port), timeout=30)
     half.sendall(b"\x16\x03\x01\x00\xff")  # the start of a ClientHello, and no more
     c = client()
