@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import math
 import os
 import random
 import ssl
@@ -26,6 +25,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from load import summary  # noqa: E402  (bench/load.py: the same percentiles as the other scenarios)
 
 from games.rules.draughts import State  # noqa: E402  (pure: no Django)
 
@@ -40,18 +41,6 @@ PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 
 def log(text: str) -> None:
     print(f"[draughts] {text}", file=sys.stderr, flush=True)
-
-
-def summary(values: list[float]) -> dict[str, float] | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    n = len(ordered)
-
-    def rank(p: float) -> float:
-        return ordered[min(n - 1, max(0, math.ceil(p * n) - 1))] * 1000
-
-    return {"n": n, "p50": rank(0.5), "p95": rank(0.95), "p99": rank(0.99), "max": ordered[-1] * 1000}
 
 
 def group_rss(pgid: int) -> int:

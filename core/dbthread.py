@@ -180,3 +180,17 @@ def in_database_thread[**P, R](function: Callable[P, R]) -> Callable[P, Awaitabl
         return await sync_to_async(run)(*args, **kwargs)
 
     return call
+
+
+def in_worker_thread[**P, R](function: Callable[P, R]) -> Callable[P, Awaitable[R]]:
+    """Run a stream's database read in a worker thread, its connection closed afterwards: a stream may stay open
+    for hours, and must not hold a database connection meanwhile."""
+
+    def read(*args: P.args, **kwargs: P.kwargs) -> R:
+        close_old_connections()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            close_old_connections()
+
+    return sync_to_async(read, thread_sensitive=False)

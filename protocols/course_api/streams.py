@@ -13,15 +13,15 @@ import asyncio
 import logging
 import time
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import close_old_connections
 from django.db.models import Exists, OuterRef
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 
 from core import limits
+from core.dbthread import in_worker_thread
 from core.text import is_text
 from games.models import Game, Seat
 from games.publication import Subscription
@@ -36,20 +36,6 @@ TRANSPORT = "course"
 def sse(version: int, message: str) -> bytes:
     # Bytes: the response passes them on as they are, where text would be encoded after a look at its headers.
     return f"id: {version}\ndata: {message}\n\n".encode()
-
-
-def in_worker_thread[**P, R](function: Callable[P, R]) -> Callable[P, Awaitable[R]]:
-    """Run a stream's database read in a worker thread, its connection closed afterwards: a stream may stay open
-    for hours, and must not hold a database connection meanwhile."""
-
-    def read(*args: P.args, **kwargs: P.kwargs) -> R:
-        close_old_connections()
-        try:
-            return function(*args, **kwargs)
-        finally:
-            close_old_connections()
-
-    return sync_to_async(read, thread_sensitive=False)
 
 
 @in_worker_thread

@@ -11,13 +11,12 @@ import json
 import uuid
 from typing import Any
 
-from asgiref.sync import sync_to_async
-from django.db import close_old_connections
 from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
 from core import limits
+from core.dbthread import in_worker_thread
 from core.errors import Refusal
 from games.bots import LEVELS
 from games.publication import Subscription
@@ -181,22 +180,11 @@ async def room_stream(request: HttpRequest, room_id: uuid.UUID) -> StreamingHttp
     return response
 
 
-def _read(function):
-    def read(*args, **kwargs):
-        close_old_connections()
-        try:
-            return function(*args, **kwargs)
-        finally:
-            close_old_connections()
-
-    return sync_to_async(read, thread_sensitive=False)
-
-
-@_read
+@in_worker_thread
 def _game_of(room_id: uuid.UUID) -> str | None:
     return Room.objects.filter(pk=room_id).values_list("game__public_id", flat=True).first()
 
 
-@_read
+@in_worker_thread
 def _view(room_id: uuid.UUID) -> services.RoomView:
     return services.room_view(room_id=room_id)
