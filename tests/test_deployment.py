@@ -13,7 +13,7 @@ from django.db import connection
 from core import interpreter
 from tabsite import settings as project_settings
 
-from .live import ROOT
+from .live import ROOT, free_port
 
 PRODUCTION = {
     "SECRET_KEY": "a-long-random-secret-for-the-deploy-check-0123456789-abcdefghijklmnop",
@@ -138,6 +138,7 @@ sent = asyncio.run(start())
 print(json.dumps([defaults, imported, [list(gc.get_threshold()), sys.getswitchinterval()], sent]))
 """
     env = {**os.environ, "TAB_VAR_DIR": str(tmp_path), "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}
+    env["DRAUGHTS_PORT"] = str(free_port())
     env.pop("REDIS_URL", None)
     result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr

@@ -173,9 +173,14 @@ async def start() -> None:
         await asyncio.to_thread(
             self_signed_certificate, settings.DRAUGHTS_TLS_CERT, settings.DRAUGHTS_TLS_KEY, ["localhost", "127.0.0.1"]
         )
-    released = await in_database_thread(presence.holds_of_the_departed)()
-    if released:
-        logger.info("draughts: %d colours held by connections of stopped processes are free again", released)
+    try:
+        released = await in_database_thread(presence.holds_of_the_departed)()
+    except Exception:
+        # The database unreachable at start-up: the holds of departed processes lapse by themselves (HOLD_SECONDS).
+        logger.exception("draughts: the holds of stopped processes could not be cleared")
+    else:
+        if released:
+            logger.info("draughts: %d colours held by connections of stopped processes are free again", released)
     _renewing = asyncio.create_task(_renew_forever())
 
 
@@ -186,4 +191,7 @@ async def stop() -> None:
     _stopping = True
     if _renewing is not None:
         _renewing.cancel()
-    await in_database_thread(presence.holds_release)(presence.PROCESS)
+    try:
+        await in_database_thread(presence.holds_release)(presence.PROCESS)
+    except Exception:
+        logger.exception("draughts: the holds of this process could not be released; they lapse by themselves")
