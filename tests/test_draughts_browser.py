@@ -147,6 +147,8 @@ def test_a_line_client_joins_a_room_made_in_the_browser_and_a_spectator_watches(
     game_id = page.evaluate("() => draughtsPage.view.game")
     spectator = open_page(f"/games/{game_id}/")
     if mine == "w":
+        # The page learns of the opponent's coming by its stream: it lets white move once it knows.
+        expect(page.locator("#state")).to_have_text("Your move.", timeout=WAIT_MS)
         click_move(page, "c3", "d4")
         wait_board(page, AFTER_C3_D4)
         assert client.state()["BOARD"] == AFTER_C3_D4
