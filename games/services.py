@@ -246,7 +246,8 @@ def _start(game: Game, user_id: int, now: datetime) -> None:
     """Start a match whose seats are all taken (the last by `user_id`)."""
     engine = _engine(game)
     game.status = Game.Status.PLAYING
-    game.state = engine.state_to_json(engine.new(game.seat_count, game.options, RANDOM))
+    state = engine.new(game.seat_count, game.options, RANDOM)
+    game.state = engine.state_to_json(state)
     game.started_at = now
     if game.clock_ms is None:
         game.deadline = _deadline(now)
@@ -254,6 +255,7 @@ def _start(game: Game, user_id: int, now: datetime) -> None:
         game.clocks = [game.clock_ms] * game.seat_count
         _clock_start(game, None, now)
     _record(game, GameEvent.Kind.START, user_id, {}, now)
+    _automatic(game, engine, state, now)
     store.seated_remember(game)
 
 
@@ -411,9 +413,23 @@ def game_act(*, public_id: str, user_id: int, action: object, not_your_turn: str
             elif game.clock_ms is not None:
                 _clock_start(game, state, now)
             _record(game, played.kind, user_id, dict(played.data), now, state)
+            _automatic(game, engine, state, now)
             return played
     # The clock on turn ran out before the action came: the game ended (committed above), and the action is refused.
     raise GameError(TIME_UP)
+
+
+def _automatic(game: Game, engine: Engine, state: object, now: datetime) -> None:
+    """Make the actions the server makes by itself (the engine's `automatic`: a roll of the dice that begins a turn),
+    each logged as its seat's, as long as one is due."""
+    while game.status == Game.Status.PLAYING and (action := engine.automatic(state)) is not None:
+        seat = engine.to_act(state)
+        played = engine.apply(state, seat, action, RANDOM)
+        game.state = engine.state_to_json(state)
+        outcome = engine.outcome(state)
+        if outcome is not None:
+            _finish(game, ranks=outcome.ranks, ending=_ending(outcome), now=now, state=state)
+        _record(game, played.kind, _seats(game)[seat], dict(played.data), now, state)
 
 
 def _draw_offers(public_id: str, user_id: int, now: datetime) -> tuple[Game | None, int, list[int]]:

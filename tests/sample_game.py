@@ -51,6 +51,9 @@ class TakeAwayEngine:
     def to_act(self, state: Pile) -> int | None:
         return state.turn if state.left else None
 
+    def automatic(self, state: Pile) -> int | None:
+        return None
+
     def legal_actions(self, state: Pile, seat: int) -> list[int]:
         return [n for n in (1, 2) if n <= state.left] if seat == self.to_act(state) else []
 

@@ -114,6 +114,11 @@ class Engine[StateT, ActionT](Protocol):
         """Return the seat that must act now, or None once the game is over."""
         ...
 
+    def automatic(self, state: StateT) -> ActionT | None:
+        """Return the action the server makes by itself now for the seat on turn (Plakoto's roll of the dice that
+        begins a turn), or None. The platform applies it, and logs it, as soon as a change leaves it due."""
+        ...
+
     def legal_actions(self, state: StateT, seat: int) -> list[ActionT]:
         """Return every action `seat` may take now (none when it is not that seat's turn)."""
         ...

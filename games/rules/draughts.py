@@ -289,6 +289,9 @@ class DraughtsEngine:
     def to_act(self, state: State) -> int | None:
         return None if state.winner() is not None else SIDES.index(state.turn)
 
+    def automatic(self, state: State) -> Move | None:
+        return None
+
     def legal_actions(self, state: State, seat: int) -> list[Move]:
         if SIDES[seat] != state.turn:
             return []

@@ -475,6 +475,9 @@ class TabEngine:
     def to_act(self, state: State) -> int | None:
         return None if state.winner is not None else SEATS.index(state.turn)
 
+    def automatic(self, state: State) -> Action | None:
+        return None
+
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         if state.winner is not None or SEATS[seat] != state.turn:
             return []
