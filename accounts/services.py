@@ -159,3 +159,20 @@ def user_set_active(*, user_ids: list[int], active: bool) -> int:
             # save(), not update(): its post_save signal drops the remembered credentials of the account.
             user.save(update_fields=["is_active"])
     return len(users)
+
+
+# The accounts in the seats of games whose players are anonymous (draughts rooms, Plakoto tables taken by a
+# username): seat 0's and seat 1's. Whoever holds a seat's secret plays it; these accounts never log in.
+ANONYMOUS = ("anonymous-white", "anonymous-black")
+
+
+def anonymous_players() -> tuple[int, int]:
+    """Return the ids of the anonymous accounts of seat 0 and seat 1 (made on first use)."""
+    User = get_user_model()
+    found = dict(User.objects.filter(username__in=ANONYMOUS).values_list("username", "pk"))
+    for username in ANONYMOUS:
+        if username not in found:
+            found[username] = User.objects.get_or_create(username=username, defaults={"password": make_password(None)})[
+                0
+            ].pk
+    return found[ANONYMOUS[0]], found[ANONYMOUS[1]]

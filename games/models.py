@@ -53,6 +53,9 @@ class Game(models.Model):
     # Each player's time for the whole game in milliseconds, in games with a clock per player (draughts); None in
     # games timed turn by turn (TAB_TURN_TIMEOUT). With clocks, `deadline` is when the clock on turn runs out.
     clock_ms = models.PositiveIntegerField(null=True, blank=True)
+    # In games timed turn by turn, the seconds a player on turn has for each action, when the match has its own
+    # (Plakoto's PLAKOTO_TURN_TIMEOUT); else TAB_TURN_TIMEOUT.
+    turn_seconds = models.PositiveIntegerField(null=True, blank=True)
     # With clocks, the milliseconds left on each seat's clock when it last stopped, seat 0 first (the running one is
     # read from `deadline`). The seats whose offer of a draw stands (an offer stands until withdrawn; every seat
     # offering ends the game drawn). Both on the game's row, written by the statement that saves an action.

@@ -37,8 +37,9 @@ def _engine(game: Game) -> Engine:
     return find_engine(game.kind)
 
 
-def _deadline(now: datetime) -> datetime:
-    return now + timedelta(seconds=settings.TAB_TURN_TIMEOUT)
+def _deadline(game: Game, now: datetime) -> datetime:
+    """Return when the turn that begins now ends: the match's own turn time, or TAB_TURN_TIMEOUT."""
+    return now + timedelta(seconds=game.turn_seconds or settings.TAB_TURN_TIMEOUT)
 
 
 def remaining_ms(deadline: datetime, now: datetime) -> int:
@@ -250,7 +251,7 @@ def _start(game: Game, user_id: int, now: datetime) -> None:
     game.state = engine.state_to_json(state)
     game.started_at = now
     if game.clock_ms is None:
-        game.deadline = _deadline(now)
+        game.deadline = _deadline(game, now)
     else:
         game.clocks = [game.clock_ms] * game.seat_count
         _clock_start(game, None, now)
@@ -316,7 +317,7 @@ def match_join(*, user_id: int, kind: str, options: dict, pool: str, seat_count:
         if waiting is not None and user_id in _seats(waiting):
             return waiting
         if waiting is None:
-            match.deadline = _deadline(now)
+            match.deadline = _deadline(match, now)
             _record(match, GameEvent.Kind.CREATE, user_id, {}, now)
             _take_seat(match, user_id)
             return match
@@ -340,12 +341,20 @@ def match_against_computer(*, user_id: int, kind: str, options: dict, level: int
         return match
 
 
-def match_open(*, kind: str, options: dict, user_ids: list[int], pool: str = "", clock_ms: int | None = None) -> Game:
+def match_open(
+    *,
+    kind: str,
+    options: dict,
+    user_ids: list[int],
+    pool: str = "",
+    clock_ms: int | None = None,
+    turn_seconds: int | None = None,
+) -> Game:
     """Open a match with every seat taken by the users given, seat 0 first, that starts when `match_start` says
     (a room whose players come by invitation, at their own pace): it waits without a deadline meanwhile."""
     now = timezone.now()
     match = _new_match(kind, options, pool, len(user_ids))
-    match.clock_ms = clock_ms
+    match.clock_ms, match.turn_seconds = clock_ms, turn_seconds
     with transaction.atomic():
         _record(match, GameEvent.Kind.CREATE, user_ids[0], {}, now)
         for user_id in user_ids:
@@ -403,7 +412,7 @@ def game_act(*, public_id: str, user_id: int, action: object, not_your_turn: str
             except IllegalAction as error:
                 raise GameError(str(error)) from None
             if game.clock_ms is None:
-                game.deadline = _deadline(now)
+                game.deadline = _deadline(game, now)
             else:
                 _clock_stop(game, seat, now)
             game.state = engine.state_to_json(state)

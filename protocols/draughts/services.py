@@ -14,11 +14,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
-from django.contrib.auth.hashers import make_password
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.services import anonymous_players
 from core.errors import Refusal
 from core.prepared import Prepared
 from games import store
@@ -42,8 +41,6 @@ from . import presence
 from .models import Room
 
 COLOURS = {WHITE: "white", BLACK: "black"}
-# The anonymous accounts in the seats of every room: whoever has a colour's UUID plays it.
-ANONYMOUS = {WHITE: "anonymous-white", BLACK: "anonymous-black"}
 
 
 class RoomNotFound(Refusal):
@@ -89,20 +86,6 @@ class RoomView:
     game: str  # the match's public id
 
 
-def anonymous_users() -> dict[str, int]:
-    """Return the ids of the anonymous accounts that sit in the rooms' white and black seats (made on first use)."""
-    User = get_user_model()
-    found = dict(User.objects.filter(username__in=ANONYMOUS.values()).values_list("username", "pk"))
-    users = {}
-    for colour, username in ANONYMOUS.items():
-        if username not in found:
-            found[username] = User.objects.get_or_create(username=username, defaults={"password": make_password(None)})[
-                0
-            ].pk
-        users[colour] = found[username]
-    return users
-
-
 def _hold(room: Room, colour: str, holder: Holder, now: datetime) -> None:
     name = COLOURS[colour]
     setattr(room, f"{name}_in", True)
@@ -128,7 +111,8 @@ def room_create(*, holder: Holder, computer_level: int | None = None, colour: st
     whoever is given its UUID; with `computer_level`, the computer takes the other colour and the game starts."""
     now = timezone.now()
     creator = colour or secrets.choice((WHITE, BLACK))
-    users = anonymous_users()
+    white, black = anonymous_players()
+    users = {WHITE: white, BLACK: black}
     if computer_level is not None:
         users[WHITE if creator == BLACK else BLACK] = runner.computer_user(computer_level).pk
     with transaction.atomic():
