@@ -22,6 +22,12 @@ ALLOW_HEADERS = {
     "Access-Control-Allow-Headers": "Content-Type, Last-Event-ID, Cache-Control",
     "Access-Control-Max-Age": "86400",
 }
+# The Plakoto API's preflight, as its page says: its methods include PUT, and its token comes in X-Token.
+PLAKOTO_ALLOW_HEADERS = {
+    **ALLOW_HEADERS,
+    "Access-Control-Allow-Methods": "GET, POST, PUT, OPTIONS",
+    "Access-Control-Allow-Headers": "Content-Type, X-Token",
+}
 # Seconds a client is asked to wait while the database is unreachable.
 DATABASE_RETRY_AFTER = 5
 
@@ -46,22 +52,23 @@ class CorsMiddleware(BothModesMiddleware):
         if self.is_async:
             return self.__acall__(request)
         if request.method == "OPTIONS":
-            return self.preflight()
+            return self.preflight(request)
         response = self.get_response(request)
         response["Access-Control-Allow-Origin"] = "*"
         return response
 
     async def __acall__(self, request):
         if request.method == "OPTIONS":
-            return self.preflight()
+            return self.preflight(request)
         response = await self.get_response(request)
         response["Access-Control-Allow-Origin"] = "*"
         return response
 
     @staticmethod
-    def preflight() -> HttpResponse:
+    def preflight(request) -> HttpResponse:
         response = HttpResponse(status=204)
-        for header, value in ALLOW_HEADERS.items():
+        allowed = PLAKOTO_ALLOW_HEADERS if request.path.startswith("/plakoto/") else ALLOW_HEADERS
+        for header, value in allowed.items():
             response[header] = value
         return response
 

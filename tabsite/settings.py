@@ -118,6 +118,7 @@ INSTALLED_APPS = [
     "rankings",
     "protocols.course_api",
     "protocols.draughts",
+    "protocols.plakoto",
 ]
 
 MIDDLEWARE = [
@@ -374,3 +375,6 @@ def draughts_tls() -> tuple[Path, Path]:
 
 
 DRAUGHTS_TLS_CERT, DRAUGHTS_TLS_KEY = draughts_tls()
+
+# The Plakoto REST API (protocols/plakoto): the seconds a player on turn has for each move before losing.
+PLAKOTO_TURN_TIMEOUT = env_int("PLAKOTO_TURN_TIMEOUT", 300, minimum=1)

@@ -7,6 +7,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     # The draughts rooms over the web (the page's transport; the line protocol has its own TLS server).
     path("draughts/", include("protocols.draughts.urls")),
+    # The Plakoto course project's REST API, a table under each name.
+    path("plakoto/", include("protocols.plakoto.urls")),
     # The pages of rankings and game history, for graders, players and spectators; the lobby and each game's page.
     path("", include("rankings.urls")),
     path("", include("games.urls")),

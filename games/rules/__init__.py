@@ -8,9 +8,10 @@ from typing import Any
 
 from .base import Engine, IllegalAction, Outcome, Played
 from .draughts import ENGINE as DRAUGHTS
+from .plakoto import ENGINE as PLAKOTO
 from .tab import ENGINE as TAB
 
-ENGINES: dict[str, Engine[Any, Any]] = {engine.kind: engine for engine in (TAB, DRAUGHTS)}
+ENGINES: dict[str, Engine[Any, Any]] = {engine.kind: engine for engine in (TAB, DRAUGHTS, PLAKOTO)}
 
 
 class UnknownGame(LookupError):

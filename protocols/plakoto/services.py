@@ -1,0 +1,258 @@
+"""The Plakoto tables of the REST API: reset, seats, moves, and the reads the API answers with.
+
+A table's current game is a match of the platform (games/services.py) between its two seats, W (seat 0) and B (seat
+1), made when the second seat is taken: the platform rolls the dice when a turn begins (the engine's automatic
+action), applies the turn timeout by its deadlines, logs every roll and move, and keeps the result. The API's own
+checks come first, in the original's order, each with its message. Every change locks the table's row first, so the
+requests on one table are applied one at a time.
+"""
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.services import anonymous_players
+from core.errors import Refusal
+from games import store
+from games.models import Game
+from games.rules.plakoto import BLACK, OFF, SIDES, WHITE, Move, State
+from games.services import GameError, game_act, game_end, match_open, match_start
+
+from .models import Table
+
+
+class ApiError(Refusal):
+    """A refused request: `{"errormesg": str(error)}` with its status (400 unless said)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableView:
+    """A table as the reads show it."""
+
+    table: Table | None
+    game: Game | None
+    state: State
+
+    @property
+    def status(self) -> str:
+        game = self.game
+        if game is None:
+            seats = self.table is not None and (self.table.w_token or self.table.b_token)
+            return "initialized" if seats else "not active"
+        if game.status == Game.Status.PLAYING:
+            return "started"
+        if game.status == Game.Status.FINISHED and game.ending in (Game.Ending.TIMEOUT, Game.Ending.LEAVE):
+            return "aborded"
+        if game.status == Game.Status.FINISHED:
+            return "ended"
+        return "initialized"
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def stamp(moment: datetime | None) -> str | None:
+    """Return a moment as the API writes it: "YYYY-MM-DD HH:MM:SS" in UTC."""
+    return None if moment is None else moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def table_view(name: str) -> TableView:
+    """Read a table (never creating it): its row, its current game and that game's position."""
+    table = Table.objects.select_related("game").filter(name=name).first()
+    game = table.game if table is not None else None
+    state = State.from_json(game.state) if game is not None and game.state else State.new()
+    return TableView(table, game, state)
+
+
+def colour_of(table: Table | None, token: str | None) -> str | None:
+    """Return the colour of the seat whose token this is, or None."""
+    if table is None or not token:
+        return None
+    hashed = token_hash(token)
+    if table.w_token and secrets.compare_digest(hashed, table.w_token):
+        return WHITE
+    if table.b_token and secrets.compare_digest(hashed, table.b_token):
+        return BLACK
+    return None
+
+
+def _locked(name: str) -> Table:
+    Table.objects.get_or_create(name=name)
+    return Table.objects.select_for_update().select_related("game").get(name=name)
+
+
+def table_reset(*, name: str, token: str | None) -> None:
+    """Start the table afresh: the starting position, both seats free. While a game is in play only one of its
+    players may reset it, and that game ends with no result."""
+    now = timezone.now()
+    with transaction.atomic():
+        table = _locked(name)
+        game = table.game
+        if game is not None and game.status == Game.Status.PLAYING:
+            if not token:
+                raise ApiError("token is not set.")
+            if colour_of(table, token) is None:
+                raise ApiError("You are not a player of this game.")
+            game_end(public_id=game.public_id, opponent_wins=False)
+        table.game = None
+        table.w_username = table.b_username = table.w_token = table.b_token = ""
+        table.w_user = table.b_user = None
+        table.w_last_action = table.b_last_action = None
+        table.last_change = now
+        table.save()
+
+
+def seat_take(*, name: str, colour: str, username: str, user_id: int | None = None) -> tuple[str, datetime]:
+    """Take the seat of `colour` with a username (and the account of a signed-in player, if any); return the seat's
+    token, shown only now, and when it was taken. The second seat taken starts the game: W's dice are rolled."""
+    now = timezone.now()
+    prefix = colour.lower()
+    with transaction.atomic():
+        table = _locked(name)
+        if getattr(table, f"{prefix}_token"):
+            raise ApiError(f"Player {colour} is already set. Please select another color.")
+        token = secrets.token_hex(16)
+        setattr(table, f"{prefix}_token", token_hash(token))
+        setattr(table, f"{prefix}_username", username)
+        setattr(table, f"{prefix}_user_id", user_id)
+        setattr(table, f"{prefix}_last_action", now)
+        table.last_change = now
+        if table.w_token and table.b_token:
+            table.game = _game_start(table)
+        table.save()
+    return token, now
+
+
+def _game_start(table: Table) -> Game:
+    white, black = anonymous_players()
+    users = [table.w_user_id or white, table.b_user_id or black]
+    if users[0] == users[1]:
+        # One account in both seats (a person playing both sides): the second seat is the anonymous one's.
+        users[1] = black if users[0] != black else white
+    game = match_open(
+        kind="plakoto",
+        options={},
+        user_ids=users,
+        pool="" if None in (table.w_user_id, table.b_user_id) else "web",
+        turn_seconds=settings.PLAKOTO_TURN_TIMEOUT,
+    )
+    return match_start(public_id=game.public_id, user_id=users[1])
+
+
+def piece_move(*, name: str, token: str | None, x: int, y: int, destination: int) -> None:
+    """Move the top piece of point `x` (the cell `x`, `y` must hold a free piece of the mover) to `destination`,
+    with the checks of the API in their order."""
+    now = timezone.now()
+    with transaction.atomic():
+        table = Table.objects.select_for_update().select_related("game").filter(name=name).first()
+        if not token:
+            raise ApiError("token is not set.")
+        colour = colour_of(table, token)
+        if table is None or colour is None:
+            raise ApiError("You are not a player of this game.")
+        game = table.game
+        if game is None or game.status != Game.Status.PLAYING:
+            raise ApiError("Game is not in action.")
+        state = State.from_json(game.state)
+        if state.turn != colour:
+            raise ApiError("It is not your turn.")
+        stack = state.points[x]
+        if y > len(stack) or stack[y - 1][0] != colour or state.top(x) != colour:
+            raise ApiError("This piece cannot move.")
+        if (x, destination) not in state.plan():
+            raise ApiError("This move is illegal.")
+        user_id = store.seated(game.public_id)[SIDES.index(colour)]
+        try:
+            game_act(public_id=game.public_id, user_id=user_id, action=Move(x, destination))
+        except GameError:
+            # Ended by its deadline between our read and the move.
+            raise ApiError("Game is not in action.") from None
+        setattr(table, f"{colour.lower()}_last_action", now)
+        table.last_change = now
+        table.save(update_fields=[f"{colour.lower()}_last_action", "last_change"])
+
+
+# --- What the reads answer ------------------------------------------------------------------------------------------
+
+
+def cell(state: State, x: int, y: int) -> dict[str, Any]:
+    stack = state.points[x]
+    piece = stack[y - 1] if y <= len(stack) else None
+    return {
+        "x": x,
+        "y": y,
+        "b_color": "W" if x % 2 else "B",
+        "piece_color": piece[0] if piece else None,
+        "piece": f"P{piece[1]}" if piece else None,
+    }
+
+
+def board(view: TableView, token: str | None) -> list[dict[str, Any]]:
+    """Return the board's cells, with the moves of the player on turn when the token is theirs."""
+    state = view.state
+    mover = None
+    if view.status == "started" and colour_of(view.table, token) == state.turn:
+        mover = state.turn
+    plan = state.plan() if mover else {}
+    cells = []
+    for x in range(1, 25):
+        stack = state.points[x]
+        for y in range(1, max(15, len(stack)) + 1):
+            entry = cell(state, x, y)
+            if mover and y == len(stack) and stack[-1][0] == mover:
+                targets = sorted(destination for origin, destination in plan if origin == x)
+                entry["moves"] = [_target(state, mover, destination) for destination in targets]
+            cells.append(entry)
+    return cells
+
+
+def _target(state: State, side: str, destination: int) -> dict[str, int]:
+    if destination == OFF[side]:
+        return {"x": destination, "y": 0}
+    return {"x": destination, "y": len(state.points[destination]) + 1}
+
+
+def seats(view: TableView) -> dict[str, dict[str, Any]]:
+    table = view.table
+    answer = {}
+    for colour in (BLACK, WHITE):
+        prefix = colour.lower()
+        taken = table is not None and bool(getattr(table, f"{prefix}_token"))
+        answer[colour] = {
+            "username": getattr(table, f"{prefix}_username") if taken else None,
+            "piece_color": colour,
+            "last_action": stamp(getattr(table, f"{prefix}_last_action")) if taken else None,
+        }
+    return answer
+
+
+def status(view: TableView) -> dict[str, Any]:
+    state, game, name = view.state, view.game, view.status
+    result = score = None
+    last_change = view.table.last_change if view.table is not None else None
+    if name == "ended":
+        result, score = state.result, state.score
+    elif name == "aborded":
+        assert game is not None
+        winner = SIDES[store.seated(game.public_id).index(game.winner_id)] if game.winner_id else None
+        result, score = winner, 1
+        if game.finished_at and (last_change is None or game.finished_at > last_change):
+            last_change = game.finished_at
+    started = name == "started"
+    return {
+        "status": name,
+        "p_turn": state.turn if started else None,
+        "result": result,
+        "last_change": stamp(last_change),
+        "dice": list(state.dice) if started and state.dice else None,
+        "dice_left": list(state.dice_left) if started else None,
+        "score": score,
+        "passes": [dict(entry) for entry in state.passes] if game is not None else [],
+    }

@@ -1,0 +1,8 @@
+from django.urls import path, re_path
+
+from . import views
+
+urlpatterns = [
+    path("<str:name>/<path:rest>", views.table, name="plakoto-table"),
+    re_path(r"^(?P<rest>.*)$", views.not_found),
+]

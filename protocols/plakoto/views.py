@@ -1,0 +1,162 @@
+"""The Plakoto REST API under /plakoto/<table>/: the original project's paths, bodies, answers and messages.
+
+One view takes every path of a table and routes it as the original's router did (trailing slashes optional);
+parsing and the original's checks are here, the writes are the services'. Every success is a JSON array, every
+refusal `{"errormesg": …}` with 400 (404 for what does not exist).
+"""
+
+import json
+import re
+from typing import Any
+
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+
+from . import services
+from .services import ApiError
+
+TABLE_NAME = re.compile(r"[a-z0-9-]{1,32}")
+DIGITS = re.compile(r"[0-9]+")
+
+
+class NotFound(ApiError):
+    status = 404
+
+
+def answer(data: Any) -> JsonResponse:
+    return JsonResponse(data, safe=False)
+
+
+def refusal(error: ApiError) -> JsonResponse:
+    return JsonResponse({"errormesg": str(error)}, status=error.status)
+
+
+def _integer(value: object, low: int, high: int) -> int:
+    """Return a coordinate sent as a JSON integer or a string of digits, or raise "Invalid coordinates."."""
+    if isinstance(value, bool):
+        raise ApiError("Invalid coordinates.")
+    if isinstance(value, str) and DIGITS.fullmatch(value):
+        value = int(value)
+    if not isinstance(value, int) or not low <= value <= high:
+        raise ApiError("Invalid coordinates.")
+    return value
+
+
+def _body(request: HttpRequest) -> dict[str, Any]:
+    """Return the JSON object of the body ({} when empty), whatever its Content-Type."""
+    if not request.body.strip():
+        return {}
+    try:
+        body = json.loads(request.body)
+    except (ValueError, UnicodeDecodeError):
+        raise ApiError("Invalid JSON body.") from None
+    if not isinstance(body, dict):
+        raise ApiError("The body must be a JSON object.")
+    return body
+
+
+def _token(request: HttpRequest, body: dict[str, Any]) -> str | None:
+    token = request.headers.get("X-Token") or body.get("token")
+    return token if isinstance(token, str) and token else None
+
+
+def _not_allowed(request: HttpRequest) -> ApiError:
+    return ApiError(f"Method {request.method} not allowed here.")
+
+
+@csrf_exempt
+def table(request: HttpRequest, name: str, rest: str = "") -> JsonResponse:
+    """Every path under a table's base URL."""
+    try:
+        if not TABLE_NAME.fullmatch(name):
+            raise NotFound("Unknown table.")
+        return _route(request, name, [part for part in rest.split("/") if part])
+    except ApiError as error:
+        return refusal(error)
+
+
+def _route(request: HttpRequest, name: str, parts: list[str]) -> JsonResponse:
+    match parts:
+        case ["board"]:
+            return _board(request, name)
+        case ["board", "piece", x, y]:
+            return _piece(request, name, x, y)
+        case ["players"]:
+            if request.method != "GET":
+                raise _not_allowed(request)
+            seats = services.seats(services.table_view(name))
+            return answer([seats["B"], seats["W"]])
+        case ["players", colour]:
+            return _player(request, name, colour)
+        case ["status"]:
+            if request.method != "GET":
+                raise _not_allowed(request)
+            return answer([services.status(services.table_view(name))])
+    raise NotFound("Not found.")
+
+
+def _board(request: HttpRequest, name: str) -> JsonResponse:
+    if request.method == "GET":
+        token = _token(request, _body_or_empty(request))
+        return answer(services.board(services.table_view(name), token))
+    if request.method == "POST":
+        body = _body(request)
+        token = _token(request, body)
+        services.table_reset(name=name, token=token)
+        return answer(services.board(services.table_view(name), token))
+    raise _not_allowed(request)
+
+
+def _body_or_empty(request: HttpRequest) -> dict[str, Any]:
+    """A GET's body is ignored, but for a token in it."""
+    try:
+        return _body(request)
+    except ApiError:
+        return {}
+
+
+def _piece(request: HttpRequest, name: str, x: str, y: str) -> JsonResponse:
+    if request.method not in ("GET", "PUT"):
+        raise _not_allowed(request)
+    if request.method == "GET":
+        column, row = _integer(x, 1, 24), _integer(y, 1, 16)
+        return answer([services.cell(services.table_view(name).state, column, row)])
+    column, row = _integer(x, 1, 24), _integer(y, 1, 16)
+    body = _body(request)
+    destination = _integer(body.get("x"), 0, 25)
+    if "y" in body and body["y"] is not None:
+        _integer(body["y"], 0, 16)
+    token = _token(request, body)
+    services.piece_move(name=name, token=token, x=column, y=row, destination=destination)
+    return answer(services.board(services.table_view(name), token))
+
+
+def _player(request: HttpRequest, name: str, colour: str) -> JsonResponse:
+    if colour not in ("B", "W"):
+        raise NotFound(f"Player {colour[:20]} not found.")
+    if request.method == "GET":
+        return answer([services.seats(services.table_view(name))[colour]])
+    if request.method != "PUT":
+        raise _not_allowed(request)
+    body = _body(request)
+    username = body.get("username")
+    if username is None or username == "":
+        raise ApiError("No username given.")
+    if (
+        not isinstance(username, str)
+        or len(username) > 20
+        or not username.strip()
+        or any(ord(character) < 32 or 127 <= ord(character) < 160 for character in username)
+    ):
+        raise ApiError("Invalid username.")
+    for field in ("color", "piece_color"):
+        if field in body and body[field] != colour:
+            raise ApiError(f"Color {str(body[field])[:20]} does not match player {colour}.")
+    user_id = request.user.pk if getattr(request, "user", None) and request.user.is_authenticated else None
+    token, taken_at = services.seat_take(name=name, colour=colour, username=username, user_id=user_id)
+    seat = {"username": username, "piece_color": colour, "token": token, "last_action": services.stamp(taken_at)}
+    return answer([seat])
+
+
+def not_found(request: HttpRequest, rest: str = "") -> JsonResponse:
+    return refusal(NotFound("Not found."))
