@@ -1,0 +1,269 @@
+"""The Plakoto REST API as its clients see it, against a real server (tests/live.py): every path, answer, code and
+message of the API's page, a whole game played through it, the turn timeout applied by the server itself, and
+simultaneous requests on one table."""
+
+import random
+import threading
+import time
+
+import httpx
+import pytest
+
+from .faults import query
+
+pytestmark = pytest.mark.server
+
+
+@pytest.fixture(scope="module")
+def server(live_databases, tmp_path_factory):
+    from .live import Server
+
+    server = Server(live_databases.new(), tmp_path_factory.mktemp("plakoto"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def api(server):
+    with httpx.Client(base_url=server.url + "/plakoto", timeout=30) as client:
+        yield client
+
+
+def fresh(api, name: str) -> str:
+    assert api.post(f"/{name}/board/").status_code == 200
+    return name
+
+
+def seated(api, name: str) -> dict[str, str]:
+    """Reset the table and take both seats; return the tokens by colour."""
+    fresh(api, name)
+    tokens = {}
+    for colour, username in (("W", "alice"), ("B", "bob")):
+        response = api.put(f"/{name}/players/{colour}", json={"username": username, "color": colour})
+        assert response.status_code == 200, response.text
+        tokens[colour] = response.json()[0]["token"]
+    return tokens
+
+
+def refused(response: httpx.Response, code: int, message: str) -> None:
+    assert (response.status_code, response.json()) == (code, {"errormesg": message}), response.text
+    assert response.headers["content-type"] == "application/json"
+
+
+def status(api, name: str) -> dict:
+    response = api.get(f"/{name}/status/")
+    assert response.status_code == 200
+    (answer,) = response.json()
+    return answer
+
+
+def moves_of(api, name: str, token: str) -> list[tuple[int, int, int]]:
+    """Return the moves the board offers the player on turn: (x, y, destination)."""
+    cells = api.get(f"/{name}/board/", headers={"X-Token": token}).json()
+    return [(cell["x"], cell["y"], move["x"]) for cell in cells if "moves" in cell for move in cell["moves"]]
+
+
+def test_a_table_never_used_is_a_table_just_reset(api, server):
+    assert status(api, "never-used") == {
+        "status": "not active",
+        "p_turn": None,
+        "result": None,
+        "last_change": None,
+        "dice": None,
+        "dice_left": None,
+        "score": None,
+        "passes": [],
+    }
+    board = api.get("/never-used/board").json()
+    assert len(board) == 360 and board[0] == {"x": 1, "y": 1, "b_color": "W", "piece_color": "B", "piece": "P1"}
+    assert board[-1] == {"x": 24, "y": 15, "b_color": "B", "piece_color": "W", "piece": "P15"}
+    assert [cell["x"] for cell in board] == sorted(cell["x"] for cell in board)
+    assert api.get("/never-used/players").json() == [
+        {"username": None, "piece_color": "B", "last_action": None},
+        {"username": None, "piece_color": "W", "last_action": None},
+    ]
+    # Reads created nothing.
+    assert not query(server.database_url, "SELECT 1 FROM plakoto_table WHERE name = 'never-used'")
+
+
+def test_the_example_of_the_api_page(api):
+    name = fresh(api, "demo")
+    assert status(api, name)["status"] == "not active" and status(api, name)["last_change"]
+    white = api.put(f"/{name}/players/W", json={"username": "alice", "color": "W"}).json()[0]
+    assert set(white) == {"username", "piece_color", "token", "last_action"} and len(white["token"]) == 32
+    assert status(api, name)["status"] == "initialized"
+    black = api.put(f"/{name}/players/B", content='{"username": "bob"}').json()[0]
+    refused(
+        api.put(f"/{name}/players/B", json={"username": "carol"}),
+        400,
+        "Player B is already set. Please select another color.",
+    )
+    game = status(api, name)
+    assert game["status"] == "started" and game["p_turn"] == "W" and game["passes"] == []
+    assert sorted(game["dice"], reverse=True) == game["dice_left"][:2]
+    # The board shows W's moves to W only.
+    offered = moves_of(api, name, white["token"])
+    assert offered and all(x == 24 for x, _, _ in offered)
+    assert not moves_of(api, name, black["token"]) and not moves_of(api, name, "nobody")
+    refused(api.put(f"/{name}/board/piece/1/15/", json={"x": 7, "token": black["token"]}), 400, "It is not your turn.")
+    x, y, destination = offered[0]
+    answer = api.put(f"/{name}/board/piece/{x}/{y}/", json={"x": destination, "y": 1, "token": white["token"]})
+    assert answer.status_code == 200 and len(answer.json()) == 360
+    assert api.get(f"/{name}/board/piece/{destination}/1/").json()[0]["piece"] == "P15"
+    after = status(api, name)
+    assert len(after["dice_left"]) == len(game["dice_left"]) - 1 or after["p_turn"] == "B"
+    seats = api.get(f"/{name}/players/").json()
+    assert [seat["username"] for seat in seats] == ["bob", "alice"] and "token" not in seats[0]
+
+
+def test_refusals_have_the_originals_messages_and_change_nothing(api, server):
+    tokens = seated(api, "refusals")
+    before = status(api, "refusals"), api.get("/refusals/board").json()
+    mover = tokens[before[0]["p_turn"]]
+    other = tokens["B" if before[0]["p_turn"] == "W" else "W"]
+    cases = [
+        (api.get("/Refusals/status"), 404, "Unknown table."),
+        (api.get("/" + "x" * 33 + "/status"), 404, "Unknown table."),
+        (api.get("/refusals/nothing"), 404, "Not found."),
+        (api.get("/refusals/board/piece/1"), 404, "Not found."),
+        (api.get("/refusals/players/w"), 404, "Player w not found."),
+        (api.delete("/refusals/board"), 400, "Method DELETE not allowed here."),
+        (api.post("/refusals/status"), 400, "Method POST not allowed here."),
+        (api.put("/refusals/players", json={}), 400, "Method PUT not allowed here."),
+        (api.get("/refusals/board/piece/0/1"), 400, "Invalid coordinates."),
+        (api.get("/refusals/board/piece/25/1"), 400, "Invalid coordinates."),
+        (api.get("/refusals/board/piece/1/17"), 400, "Invalid coordinates."),
+        (api.get("/refusals/board/piece/x/1"), 400, "Invalid coordinates."),
+        (api.put("/refusals/board/piece/24/15", json={"x": -1, "token": mover}), 400, "Invalid coordinates."),
+        (api.put("/refusals/board/piece/24/15", json={"x": 7.5, "token": mover}), 400, "Invalid coordinates."),
+        (api.put("/refusals/board/piece/24/15", json={"x": True, "token": mover}), 400, "Invalid coordinates."),
+        (api.put("/refusals/board/piece/24/15", json={"x": 20, "y": 17, "token": mover}), 400, "Invalid coordinates."),
+        (api.put("/refusals/board/piece/24/15", content="{not json"), 400, "Invalid JSON body."),
+        (api.put("/refusals/board/piece/24/15", content="[1]"), 400, "The body must be a JSON object."),
+        (api.put("/refusals/board/piece/24/15", json={"x": 20}), 400, "token is not set."),
+        (
+            api.put("/refusals/board/piece/24/15", json={"x": 20, "token": "0" * 32}),
+            400,
+            "You are not a player of this game.",
+        ),
+        (api.put("/refusals/board/piece/24/15", json={"x": 20, "token": other}), 400, "It is not your turn."),
+        (api.put("/refusals/board/piece/12/1", json={"x": 10, "token": mover}), 400, "This piece cannot move."),
+        (api.put("/refusals/board/piece/24/15", json={"x": 24, "token": mover}), 400, "This move is illegal."),
+        (api.put("/refusals/players/W", json={}), 400, "No username given."),
+        (api.put("/refusals/players/W", json={"username": ""}), 400, "No username given."),
+        (api.put("/refusals/players/W", json={"username": 7}), 400, "Invalid username."),
+        (api.put("/refusals/players/W", json={"username": "   "}), 400, "Invalid username."),
+        (api.put("/refusals/players/W", json={"username": "a\nb"}), 400, "Invalid username."),
+        (api.put("/refusals/players/W", json={"username": "x" * 21}), 400, "Invalid username."),
+        (
+            api.put("/refusals/players/W", json={"username": "eve", "color": "B"}),
+            400,
+            "Color B does not match player W.",
+        ),
+        (
+            api.put("/refusals/players/W", json={"username": "eve"}),
+            400,
+            "Player W is already set. Please select another color.",
+        ),
+        (api.post("/refusals/board"), 400, "token is not set."),
+        (api.post("/refusals/board", json={"token": "0" * 32}), 400, "You are not a player of this game."),
+    ]
+    for response, code, message in cases:
+        refused(response, code, message)
+    assert (status(api, "refusals"), api.get("/refusals/board").json()) == before
+
+
+def test_coordinates_as_strings_and_the_token_in_a_header(api):
+    tokens = seated(api, "strings")
+    game = status(api, "strings")
+    mover = tokens[game["p_turn"]]
+    x, y, destination = moves_of(api, "strings", mover)[0]
+    # The header wins over the body's token; coordinates may be strings of digits; y may be any value in range.
+    response = api.put(
+        f"/strings/board/piece/{x}/{y - 3}/",
+        json={"x": str(destination), "y": "0", "token": "0" * 32},
+        headers={"X-Token": mover},
+    )
+    assert response.status_code == 200, response.text
+
+
+def test_a_whole_game_through_the_api(api):
+    rng = random.Random(5)
+    tokens = seated(api, "whole")
+    passes_seen = 0
+    for _ in range(3000):
+        game = status(api, "whole")
+        passes_seen += len(game["passes"])
+        if game["status"] != "started":
+            break
+        mover = tokens[game["p_turn"]]
+        x, y, destination = rng.choice(moves_of(api, "whole", mover))
+        response = api.put(f"/whole/board/piece/{x}/{y}/", json={"x": destination}, headers={"X-Token": mover})
+        assert response.status_code == 200, response.text
+    assert game["status"] == "ended" and game["p_turn"] is None and game["dice"] is None
+    assert (game["result"], game["score"]) in {("W", 1), ("W", 2), ("B", 1), ("B", 2), ("D", 0)}
+    board = api.get("/whole/board").json()
+    on_board = sum(cell["piece"] is not None for cell in board)
+    assert on_board <= 30
+    refused(api.put("/whole/board/piece/24/1", json={"x": 20, "token": tokens["W"]}), 400, "Game is not in action.")
+    # The game is in the history with its log (every roll and move), and the next game starts on a reset.
+    assert status(api, "whole")["status"] == "ended"
+    assert api.post("/whole/board", json={}).status_code == 200 and status(api, "whole")["status"] == "not active"
+
+
+def test_a_reset_of_a_started_game_takes_one_of_its_players(api):
+    tokens = seated(api, "reset")
+    assert api.post("/reset/board/", headers={"X-Token": tokens["B"]}).status_code == 200
+    assert status(api, "reset")["status"] == "not active"
+    refused(
+        api.put("/reset/board/piece/24/15", json={"x": 20, "token": tokens["W"]}),
+        400,
+        "You are not a player of this game.",
+    )
+
+
+def test_of_two_simultaneous_seat_requests_one_gets_the_seat(api, server):
+    fresh(api, "race")
+    answers = []
+    barrier = threading.Barrier(8)
+
+    def take(index: int) -> None:
+        with httpx.Client(base_url=server.url + "/plakoto", timeout=30) as client:
+            barrier.wait()
+            answers.append(client.put("/race/players/W", json={"username": f"p{index}"}).status_code)
+
+    threads = [threading.Thread(target=take, args=(index,)) for index in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(answers) == [200] + [400] * 7
+
+
+def test_the_turn_timeout_is_applied_by_the_server_itself(live_databases, tmp_path):
+    from .live import Server
+
+    server = Server(live_databases.new(), tmp_path, PLAKOTO_TURN_TIMEOUT="1", TAB_SWEEP_INTERVAL_MS="100")
+    try:
+        with httpx.Client(base_url=server.url + "/plakoto", timeout=30) as api:
+            seated(api, "idle")
+            deadline = time.monotonic() + 60
+            # Nobody moves: within a second or so of the deadline the server ends the game (reads change nothing).
+            while (game := status(api, "idle"))["status"] == "started":
+                assert time.monotonic() < deadline
+                time.sleep(0.2)
+            on_turn = "W" if not game["passes"] else None
+            assert game["status"] == "aborded" and game["score"] == 1 and game["p_turn"] is None
+            assert game["result"] in ("W", "B") and (on_turn is None or game["result"] == "B")
+            assert game["dice"] is None and game["dice_left"] is None
+    finally:
+        server.stop()
+
+
+def test_preflights_and_cors(api):
+    response = api.options("/demo/board/piece/1/1/")
+    assert response.status_code == 204
+    assert response.headers["access-control-allow-methods"] == "GET, POST, PUT, OPTIONS"
+    assert response.headers["access-control-allow-headers"] == "Content-Type, X-Token"
+    assert api.get("/demo/status").headers["access-control-allow-origin"] == "*"
+    assert api.get("/Bad/status").headers["access-control-allow-origin"] == "*"
