@@ -267,3 +267,35 @@ def test_preflights_and_cors(api):
     assert response.headers["access-control-allow-headers"] == "Content-Type, X-Token"
     assert api.get("/demo/status").headers["access-control-allow-origin"] == "*"
     assert api.get("/Bad/status").headers["access-control-allow-origin"] == "*"
+
+
+def test_a_restart_loses_nothing(live_databases, tmp_path):
+    from .live import Gunicorn
+
+    database_url = live_databases.new()
+    server = Gunicorn(database_url, tmp_path)
+    try:
+        with httpx.Client(base_url=server.url + "/plakoto", timeout=30) as api:
+            tokens = seated(api, "restart")
+            game = status(api, "restart")
+            mover = tokens[game["p_turn"]]
+            x, y, destination = moves_of(api, "restart", mover)[0]
+            assert api.put(f"/restart/board/piece/{x}/{y}", json={"x": destination, "token": mover}).status_code == 200
+            before = status(api, "restart"), api.get("/restart/board").json(), api.get("/restart/players").json()
+            deadline = query(database_url, "SELECT deadline FROM games_game WHERE kind = 'plakoto'")
+        server.kill()
+        server = Gunicorn(database_url, tmp_path)
+        with httpx.Client(base_url=server.url + "/plakoto", timeout=30) as api:
+            assert (
+                status(api, "restart"),
+                api.get("/restart/board").json(),
+                api.get("/restart/players").json(),
+            ) == before
+            assert query(database_url, "SELECT deadline FROM games_game WHERE kind = 'plakoto'") == deadline
+            # The same tokens play on.
+            game = before[0]
+            mover = tokens[game["p_turn"]]
+            x, y, destination = moves_of(api, "restart", mover)[0]
+            assert api.put(f"/restart/board/piece/{x}/{y}", json={"x": destination, "token": mover}).status_code == 200
+    finally:
+        server.stop()
