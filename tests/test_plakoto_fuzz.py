@@ -72,3 +72,29 @@ def test_a_started_table_refuses_every_bad_move_and_stays_as_it_was(client):
 
     move()
     assert (client.get(base + "/status").json(), client.get(base + "/board").json()) == before
+
+
+def test_the_admin_lists_resets_and_ends_tables(admin_client, client):
+    from games.models import Game
+
+    for name in ("stuck", "other"):
+        client.post(f"/plakoto/{name}/board/", "", content_type="application/json")
+        for colour in ("W", "B"):
+            client.put(
+                f"/plakoto/{name}/players/{colour}", json.dumps({"username": "x"}), content_type="application/json"
+            )
+    from protocols.plakoto.models import Table
+
+    stuck, other = Table.objects.get(name="stuck"), Table.objects.get(name="other")
+    page = admin_client.get("/admin/plakoto/table/?game__status=playing").content.decode()
+    assert "stuck" in page and "started" in page
+    change = admin_client.get(f"/admin/plakoto/table/{stuck.pk}/change/").content.decode()
+    assert stuck.w_token not in change and stuck.b_token not in change  # not even the tokens' hashes
+    admin_client.post("/admin/plakoto/table/", {"action": "end_player_on_turn_loses", "_selected_action": [stuck.pk]})
+    ended = Game.objects.filter(kind="plakoto", status=Game.Status.FINISHED).get()
+    assert ended.ending == Game.Ending.ENDED and ended.winner is not None
+    admin_client.post("/admin/plakoto/table/", {"action": "reset", "_selected_action": [stuck.pk, other.pk]})
+    assert [client.get(f"/plakoto/{name}/status").json()[0]["status"] for name in ("stuck", "other")] == [
+        "not active",
+        "not active",
+    ]
