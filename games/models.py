@@ -73,6 +73,8 @@ class Game(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # When the match last changed (its log's last entry): what clients that poll compare.
+    changed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         indexes = [

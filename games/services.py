@@ -143,6 +143,7 @@ def _record(game: Game, kind: str, player_id: int | None, data: dict, now: datet
     """Advance the game's version, log the action under it, and publish the change after commit. `state` is the rules
     state that `game.state` was made from, if the caller has it (it need not be decoded again)."""
     game.version += 1
+    game.changed_at = now
     if game.pk is None:
         game.save()
     else:

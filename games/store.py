@@ -29,6 +29,7 @@ GAME_SAVED = (
     "finished_at",
     "clocks",
     "draw_offers",
+    "changed_at",
 )
 EVENT_FIELDS = ("game", "seq", "kind", "player", "data", "created_at")
 _ATTNAMES = {name: Game._meta.get_field(name).attname for name in GAME_SAVED}

@@ -243,8 +243,9 @@ def status(view: TableView) -> dict[str, Any]:
         assert game is not None
         winner = SIDES[store.seated(game.public_id).index(game.winner_id)] if game.winner_id else None
         result, score = winner, 1
-        if game.finished_at and (last_change is None or game.finished_at > last_change):
-            last_change = game.finished_at
+    # The game changes by itself too: its rolls, its timeout, a computer's moves.
+    if game is not None and game.changed_at and (last_change is None or game.changed_at > last_change):
+        last_change = game.changed_at
     started = name == "started"
     return {
         "status": name,
