@@ -1,6 +1,8 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from protocols.plakoto import views as plakoto_views
+
 urlpatterns = [
     # The Tâb course's API: its functions at the root of the server, and the spectators' streams.
     path("", include("protocols.course_api.urls")),
@@ -9,6 +11,7 @@ urlpatterns = [
     path("draughts/", include("protocols.draughts.urls")),
     # The Plakoto course project's REST API, a table under each name.
     path("plakoto/", include("protocols.plakoto.urls")),
+    path("tables/plakoto/<str:name>/computer", plakoto_views.computer, name="plakoto-computer"),
     # The pages of rankings and game history, for graders, players and spectators; the lobby and each game's page.
     path("", include("rankings.urls")),
     path("", include("games.urls")),

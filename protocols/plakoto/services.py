@@ -130,6 +130,22 @@ def seat_take(*, name: str, colour: str, username: str, user_id: int | None = No
     return token, now
 
 
+def seat_computer(*, name: str, level: int) -> str:
+    """Seat the computer player of `level` in the table's free seat (W if both are free); return its colour."""
+    from games.bots import LEVELS, runner
+
+    with transaction.atomic():
+        table = _locked(name)
+        free = [colour for colour in SIDES if not getattr(table, f"{colour.lower()}_token")]
+        if not free:
+            raise ApiError("Both seats are taken.")
+    colour = free[0]
+    computer = runner.computer_user(level)
+    # The computer's token is never shown: it plays through the services, not the API.
+    seat_take(name=name, colour=colour, username=f"computer ({LEVELS[level]})", user_id=computer.pk)
+    return colour
+
+
 def _game_start(table: Table) -> Game:
     white, black = anonymous_players()
     users = [table.w_user_id or white, table.b_user_id or black]

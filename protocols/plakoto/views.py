@@ -160,3 +160,21 @@ def _player(request: HttpRequest, name: str, colour: str) -> JsonResponse:
 
 def not_found(request: HttpRequest, rest: str = "") -> JsonResponse:
     return refusal(NotFound("Not found."))
+
+
+@csrf_exempt
+def computer(request: HttpRequest, name: str) -> JsonResponse:
+    """POST /tables/plakoto/<table>/computer {level}: the page's "play the computer": it takes the free seat."""
+    from games.bots import LEVELS
+
+    try:
+        if not TABLE_NAME.fullmatch(name):
+            raise NotFound("Unknown table.")
+        if request.method != "POST":
+            raise _not_allowed(request)
+        level = _body(request).get("level", 2)
+        if level not in LEVELS or isinstance(level, bool):
+            raise ApiError(f"level is one of {', '.join(map(str, LEVELS))}.")
+        return answer([{"piece_color": services.seat_computer(name=name, level=level)}])
+    except ApiError as error:
+        return refusal(error)
