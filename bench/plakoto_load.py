@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Load on the Plakoto REST API: many tables in play, moves and status polls offered open loop.
+
+    python bench/plakoto_load.py --url http://127.0.0.1:8008 [--tables 1000] [--moves 1000] [--polls 2000]
+                                 [--duration 30]
+
+Sets up `--tables` tables with both seats taken. Then, for `--duration` seconds, offers `--moves` moves a second
+(each a `PUT board/piece/…` of the player on turn, one of the moves its board offers) and `--polls` `GET status/` a
+second, on a fixed schedule whatever the answers (open loop); latency runs from a request's scheduled time to its
+answer. A table whose turn ended reads its status and its board (with the new player's token) before its next move:
+those reads are not timed, as a client's bookkeeping. A finished table is reset and seated again. Prints JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+import aiohttp
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from load import summary  # noqa: E402  (bench/load.py: the same percentiles as the other scenarios)
+
+clock = time.monotonic
+
+
+class Table:
+    def __init__(self, name: str):
+        self.name = name
+        self.tokens: dict[str, str] = {}
+        self.moves: list[tuple[int, int, int]] = []  # (x, y, destination) of the player on turn
+        self.turn: str | None = None
+        self.busy = False
+
+
+async def seat(session: aiohttp.ClientSession, base: str, table: Table) -> None:
+    async with session.post(f"{base}/plakoto/{table.name}/board/", data=b"") as response:
+        assert response.status == 200, await response.text()
+    for colour in ("W", "B"):
+        async with session.put(f"{base}/plakoto/{table.name}/players/{colour}", json={"username": colour}) as response:
+            table.tokens[colour] = (await response.json())[0]["token"]
+    await learn(session, base, table)
+
+
+async def learn(session: aiohttp.ClientSession, base: str, table: Table) -> None:
+    """Read who is on turn and what they may do (a client's bookkeeping, not timed)."""
+    async with session.get(f"{base}/plakoto/{table.name}/status/") as response:
+        status = (await response.json())[0]
+    table.turn = status["p_turn"] if status["status"] == "started" else None
+    table.moves = []
+    if table.turn is None:
+        return
+    headers = {"X-Token": table.tokens[table.turn]}
+    async with session.get(f"{base}/plakoto/{table.name}/board/", headers=headers) as response:
+        table.moves = moves_of(await response.json())
+
+
+def moves_of(cells: list[dict]) -> list[tuple[int, int, int]]:
+    return [(cell["x"], cell["y"], move["x"]) for cell in cells if "moves" in cell for move in cell["moves"]]
+
+
+async def main(args: argparse.Namespace) -> dict:
+    rng = random.Random(args.seed)
+    connector = aiohttp.TCPConnector(limit=args.connections)
+    results: dict = {"tables": args.tables, "moves_per_s": args.moves, "polls_per_s": args.polls}
+    async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=60)) as session:
+        tables = [Table(f"bench-{index}") for index in range(args.tables)]
+        started = clock()
+        semaphore = asyncio.Semaphore(64)
+
+        async def setup(table: Table) -> None:
+            async with semaphore:
+                await seat(session, args.url, table)
+
+        await asyncio.gather(*(setup(table) for table in tables))
+        results["setup_s"] = clock() - started
+        print(f"[plakoto] {len(tables)} tables seated in {results['setup_s']:.1f} s", file=sys.stderr)
+
+        move_latency: list[float] = []
+        poll_latency: list[float] = []
+        errors: list[str] = []
+        skipped = 0
+        tasks: set[asyncio.Task] = set()
+
+        async def move(table: Table, scheduled: float) -> None:
+            try:
+                x, y, destination = rng.choice(table.moves)
+                headers = {"X-Token": table.tokens[table.turn]}
+                url = f"{args.url}/plakoto/{table.name}/board/piece/{x}/{y}/"
+                async with session.put(url, json={"x": destination}, headers=headers) as response:
+                    body = await response.json()
+                move_latency.append(clock() - scheduled)
+                if response.status != 200:
+                    errors.append(str(body))
+                    await learn(session, args.url, table)
+                    return
+                table.moves = moves_of(body)
+                if not table.moves:
+                    await learn(session, args.url, table)
+                    if table.turn is None:
+                        await seat(session, args.url, table)
+            except Exception as error:  # noqa: BLE001 - every failure is counted
+                errors.append(repr(error))
+            finally:
+                table.busy = False
+
+        async def poll(table: Table, scheduled: float) -> None:
+            try:
+                async with session.get(f"{args.url}/plakoto/{table.name}/status/") as response:
+                    await response.read()
+                poll_latency.append(clock() - scheduled)
+                if response.status != 200:
+                    errors.append(f"status {response.status}")
+            except Exception as error:  # noqa: BLE001
+                errors.append(repr(error))
+
+        schedule = sorted(
+            [(index / args.moves, "move") for index in range(int(args.moves * args.duration))]
+            + [(index / args.polls, "poll") for index in range(int(args.polls * args.duration))]
+        )
+        begin = clock()
+        for offset, kind in schedule:
+            scheduled = begin + offset
+            delay = scheduled - clock()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            table = tables[rng.randrange(len(tables))]
+            if kind == "poll":
+                task = asyncio.create_task(poll(table, scheduled))
+            else:
+                if table.busy or not table.moves:
+                    table = next((t for t in tables[rng.randrange(len(tables)) :] if not t.busy and t.moves), None)
+                    if table is None:
+                        skipped += 1
+                        continue
+                table.busy = True
+                task = asyncio.create_task(move(table, scheduled))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+        await asyncio.gather(*tasks)
+        elapsed = clock() - begin
+        results.update(
+            {
+                "moves_answered": len(move_latency),
+                "polls_answered": len(poll_latency),
+                "moves_skipped": skipped,
+                "moves_achieved_per_s": len(move_latency) / elapsed,
+                "polls_achieved_per_s": len(poll_latency) / elapsed,
+                "errors": len(errors),
+                "error_samples": errors[:5],
+                "move_ms": summary(move_latency),
+                "poll_ms": summary(poll_latency),
+            }
+        )
+    return results
+
+
+def run() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--url", default="http://127.0.0.1:8008")
+    parser.add_argument("--tables", type=int, default=1000)
+    parser.add_argument("--moves", type=float, default=1000)
+    parser.add_argument("--polls", type=float, default=2000)
+    parser.add_argument("--duration", type=float, default=30)
+    parser.add_argument("--connections", type=int, default=200)
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    results = asyncio.run(main(args))
+    text = json.dumps(results, indent=2)
+    if args.json:
+        args.json.write_text(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run())
