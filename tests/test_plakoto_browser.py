@@ -2,6 +2,8 @@
 other, and moves made by clicking a point and its target on the canvas, through the table's REST API, whose other
 clients see them."""
 
+import re
+
 import httpx
 import pytest
 from playwright.sync_api import Page, expect
@@ -79,3 +81,24 @@ def test_a_second_player_at_another_browser(page, browser):
         expect(page.locator("#state")).to_contain_text("Your turn", timeout=WAIT_MS)
     finally:
         other.close()
+
+
+def test_a_finished_game_is_replayed_on_its_page(page):
+    from .test_plakoto_api import moves_of, seated, status
+
+    rng = __import__("random").Random(2)
+    with httpx.Client(base_url=page.server.url + "/plakoto", timeout=30) as api:
+        tokens = seated(api, "replayed")
+        while (game := status(api, "replayed"))["status"] == "started":
+            mover = tokens[game["p_turn"]]
+            x, y, destination = rng.choice(moves_of(api, "replayed", mover))
+            api.put(f"/replayed/board/piece/{x}/{y}/", json={"x": destination}, headers={"X-Token": mover})
+        final = api.get("/replayed/board").json()
+    listed = page.server.http.get("/games/").text
+    (game_id,) = set(re.findall(r'href="/games/([0-9a-f]{32})/"', listed))
+    page.goto(f"{page.server.url}/games/{game_id}/")
+    expect(page.locator("#replay-caption")).to_contain_text(" / ", timeout=WAIT_MS)
+    expect(page.locator("#log")).to_contain_text("rolled the dice")
+    page.get_by_role("button", name="« Start").click()
+    expect(page.locator("#replay-caption")).to_contain_text("0 / ")
+    assert sum(cell["piece"] is not None for cell in final) <= 30

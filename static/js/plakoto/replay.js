@@ -1,0 +1,44 @@
+// A finished Plakoto game's replay: its log (every roll and move) applied step by step with the browser's rules.
+
+import { State } from "../rules/plakoto.js";
+import { PlakotoBoard } from "./board.js";
+
+const $ = (id) => document.getElementById(id);
+const replay = JSON.parse($("replay-data").textContent);
+const name = (colour) => (colour === "W" ? "White" : "Black");
+const state = State.start();
+const steps = [{ state: state.copy(), dice: null, diceLeft: null, caption: "The start." }];
+for (const entry of replay.log) {
+  const mover = state.turn;
+  if (entry.kind === "roll") {
+    state.roll(entry.data.dice);
+    const passed = entry.data.passed ? ": no move, the turn passes" : "";
+    steps.push({ state: state.copy(), dice: entry.data.dice, diceLeft: [...state.diceLeft], caption: `${name(mover)} rolls ${entry.data.dice.join("-")}${passed}.` });
+  } else if (entry.kind === "move") {
+    const dice = state.dice;
+    state.move(entry.data.from, entry.data.to);
+    const to = entry.data.to === 0 || entry.data.to === 25 ? "off" : entry.data.to;
+    steps.push({ state: state.copy(), dice, diceLeft: [...state.diceLeft], caption: `${name(mover)}: ${entry.data.from} → ${to}.` });
+  }
+}
+const board = new PlakotoBoard($("board"));
+const slider = $("replay-step");
+slider.max = steps.length - 1;
+let at = steps.length - 1;
+const go = (to) => {
+  at = Math.max(0, Math.min(steps.length - 1, to));
+  const step = steps[at];
+  board.show({ state: step.state, dice: step.dice, diceLeft: step.diceLeft });
+  slider.value = at;
+  $("replay-caption").textContent = `${at} / ${steps.length - 1} · ${step.caption}`;
+};
+$("replay-first").addEventListener("click", () => go(0));
+$("replay-back").addEventListener("click", () => go(at - 1));
+$("replay-forward").addEventListener("click", () => go(at + 1));
+$("replay-last").addEventListener("click", () => go(steps.length - 1));
+slider.addEventListener("input", () => go(Number(slider.value)));
+document.addEventListener("keydown", (event) => {
+  const moves = { ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: steps.length - 1 };
+  if (event.key in moves) go(moves[event.key]);
+});
+go(at);
