@@ -194,3 +194,11 @@ def in_worker_thread[**P, R](function: Callable[P, R]) -> Callable[P, Awaitable[
             close_old_connections()
 
     return sync_to_async(read, thread_sensitive=False)
+
+
+def close_request_connections(**kwargs: Any) -> None:
+    """At the end of a request that Django's own handler served (pages, the admin, the web transports of the games):
+    under ASGI it ran in a thread of its own, and a connection kept for CONN_MAX_AGE would outlive that thread, one
+    per request, until PostgreSQL refuses more clients. The database thread keeps its one connection."""
+    if _thread is None or threading.current_thread() is not _thread.thread:
+        connections.close_all()

@@ -4,6 +4,7 @@ process: the web application, and what runs beside it from start-up to shutdown.
 import os
 
 from django.core.asgi import get_asgi_application
+from django.core.signals import request_finished
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tabsite.settings")
 
@@ -16,6 +17,9 @@ from core.lifespan import Lifespan  # noqa: E402
 from games import sweeper  # noqa: E402
 from games.bots import runner  # noqa: E402
 from protocols.course_api.handler import application_for  # noqa: E402
+
+# The requests of Django's own handler close their connections when they end (core/dbthread.py says why).
+request_finished.connect(dbthread.close_request_connections, dispatch_uid="close_request_connections")
 
 application = Lifespan(
     BodySizeLimit(application_for(pages)),

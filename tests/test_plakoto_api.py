@@ -299,3 +299,11 @@ def test_a_restart_loses_nothing(live_databases, tmp_path):
             assert api.put(f"/restart/board/piece/{x}/{y}", json={"x": destination, "token": mover}).status_code == 200
     finally:
         server.stop()
+
+
+def test_requests_of_djangos_own_handler_keep_no_connection_each(api):
+    # Each such request runs in a thread of its own: a connection kept after it would pile up, one per request,
+    # until PostgreSQL refuses more clients (100 here).
+    fresh(api, "many")
+    for _ in range(250):
+        assert api.get("/many/status/").status_code == 200

@@ -85,7 +85,7 @@ def colour_of(table: Table | None, token: str | None) -> str | None:
 
 def _locked(name: str) -> Table:
     Table.objects.get_or_create(name=name)
-    return Table.objects.select_for_update().select_related("game").get(name=name)
+    return Table.objects.select_for_update(of=("self",)).select_related("game").get(name=name)
 
 
 def table_reset(*, name: str, token: str | None, staff: bool = False) -> None:
@@ -167,7 +167,7 @@ def piece_move(*, name: str, token: str | None, x: int, y: int, destination: int
     with the checks of the API in their order."""
     now = timezone.now()
     with transaction.atomic():
-        table = Table.objects.select_for_update().select_related("game").filter(name=name).first()
+        table = Table.objects.select_for_update(of=("self",)).select_related("game").filter(name=name).first()
         if not token:
             raise ApiError("token is not set.")
         colour = colour_of(table, token)
