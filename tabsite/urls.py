@@ -12,6 +12,7 @@ urlpatterns = [
     # The Plakoto course project's REST API, a table under each name.
     path("plakoto/", include("protocols.plakoto.urls")),
     path("tables/plakoto/<str:name>/computer", plakoto_views.computer, name="plakoto-computer"),
+    path("tables/plakoto/<str:name>/seat/<str:colour>", plakoto_views.seat, name="plakoto-seat"),
     # The pages of rankings and game history, for graders, players and spectators; the lobby and each game's page.
     path("", include("rankings.urls")),
     path("", include("games.urls")),

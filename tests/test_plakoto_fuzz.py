@@ -98,3 +98,33 @@ def test_the_admin_lists_resets_and_ends_tables(admin_client, client):
         "not active",
         "not active",
     ]
+
+
+def test_the_board_written_fast_is_the_board(client):
+    import random
+
+    from protocols.plakoto import services
+
+    base = "/plakoto/written"
+    client.post(base + "/board/", "", content_type="application/json")
+    tokens = {
+        colour: client.put(
+            f"{base}/players/{colour}", json.dumps({"username": colour}), content_type="application/json"
+        ).json()[0]["token"]
+        for colour in ("W", "B")
+    }
+    rng = random.Random(4)
+    for _ in range(60):
+        view = services.table_view("written")
+        for token in (None, tokens["W"], tokens["B"]):
+            assert json.loads(services.board_json(view, token)) == services.board(view, token)
+        if view.status != "started":
+            break
+        mover = tokens[view.state.turn]
+        origin, destination = rng.choice(sorted(view.state.plan()))
+        height = len(view.state.points[origin])
+        client.put(
+            f"{base}/board/piece/{origin}/{height}/",
+            json.dumps({"x": destination, "token": mover}),
+            content_type="application/json",
+        )

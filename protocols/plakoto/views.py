@@ -3,14 +3,21 @@
 One view takes every path of a table and routes it as the original's router did (trailing slashes optional);
 parsing and the original's checks are here, the writes are the services'. Every success is a JSON array, every
 refusal `{"errormesg": …}` with 400 (404 for what does not exist).
+
+Its clients poll: the API is served by the lean handler of the protocols (LEAN_PATH_PREFIXES), and a request is one
+call to the process's database thread, which routes, reads or writes, and renders the answer. The page's own calls
+that need its session (a signed-in player's seat, the computer's) are Django's usual views, at /tables/plakoto/.
 """
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
+
+from core.dbthread import in_database_thread
 
 from . import services
 from .services import ApiError
@@ -25,6 +32,10 @@ class NotFound(ApiError):
 
 def answer(data: Any) -> JsonResponse:
     return JsonResponse(data, safe=False)
+
+
+def board_answer(text: str) -> HttpResponse:
+    return HttpResponse(text, content_type="application/json")
 
 
 def refusal(error: ApiError) -> JsonResponse:
@@ -42,7 +53,16 @@ def _integer(value: object, low: int, high: int) -> int:
     return value
 
 
-def _body(request: HttpRequest) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class Call:
+    """What a request to the API says: its method, the X-Token header and the body's bytes."""
+
+    method: str
+    header_token: str | None
+    body: bytes
+
+
+def _body(request: "Call | HttpRequest") -> dict[str, Any]:
     """Return the JSON object of the body ({} when empty), whatever its Content-Type."""
     if not request.body.strip():
         return {}
@@ -55,27 +75,32 @@ def _body(request: HttpRequest) -> dict[str, Any]:
     return body
 
 
-def _token(request: HttpRequest, body: dict[str, Any]) -> str | None:
-    token = request.headers.get("X-Token") or body.get("token")
+def _token(request: Call, body: dict[str, Any]) -> str | None:
+    token = request.header_token or body.get("token")
     return token if isinstance(token, str) and token else None
 
 
-def _not_allowed(request: HttpRequest) -> ApiError:
+def _not_allowed(request: "Call | HttpRequest") -> ApiError:
     return ApiError(f"Method {request.method} not allowed here.")
 
 
-@csrf_exempt
-def table(request: HttpRequest, name: str, rest: str = "") -> JsonResponse:
-    """Every path under a table's base URL."""
+async def table(request: HttpRequest, name: str, rest: str = "") -> JsonResponse:
+    """Every path under a table's base URL: one trip to the database thread."""
+    call = Call(request.method or "GET", request.headers.get("X-Token"), request.body)
+    return await _answer(call, name, rest)
+
+
+@in_database_thread
+def _answer(call: Call, name: str, rest: str) -> JsonResponse:
     try:
         if not TABLE_NAME.fullmatch(name):
             raise NotFound("Unknown table.")
-        return _route(request, name, [part for part in rest.split("/") if part])
+        return _route(call, name, [part for part in rest.split("/") if part])
     except ApiError as error:
         return refusal(error)
 
 
-def _route(request: HttpRequest, name: str, parts: list[str]) -> JsonResponse:
+def _route(request: Call, name: str, parts: list[str]) -> JsonResponse:
     match parts:
         case ["board"]:
             return _board(request, name)
@@ -95,19 +120,19 @@ def _route(request: HttpRequest, name: str, parts: list[str]) -> JsonResponse:
     raise NotFound("Not found.")
 
 
-def _board(request: HttpRequest, name: str) -> JsonResponse:
+def _board(request: Call, name: str) -> JsonResponse:
     if request.method == "GET":
         token = _token(request, _body_or_empty(request))
-        return answer(services.board(services.table_view(name), token))
+        return board_answer(services.board_json(services.table_view(name), token))
     if request.method == "POST":
         body = _body(request)
         token = _token(request, body)
         services.table_reset(name=name, token=token)
-        return answer(services.board(services.table_view(name), token))
+        return board_answer(services.board_json(services.table_view(name), token))
     raise _not_allowed(request)
 
 
-def _body_or_empty(request: HttpRequest) -> dict[str, Any]:
+def _body_or_empty(request: Call) -> dict[str, Any]:
     """A GET's body is ignored, but for a token in it."""
     try:
         return _body(request)
@@ -115,7 +140,7 @@ def _body_or_empty(request: HttpRequest) -> dict[str, Any]:
         return {}
 
 
-def _piece(request: HttpRequest, name: str, x: str, y: str) -> JsonResponse:
+def _piece(request: Call, name: str, x: str, y: str) -> JsonResponse:
     if request.method not in ("GET", "PUT"):
         raise _not_allowed(request)
     if request.method == "GET":
@@ -128,10 +153,10 @@ def _piece(request: HttpRequest, name: str, x: str, y: str) -> JsonResponse:
         _integer(body["y"], 0, 16)
     token = _token(request, body)
     services.piece_move(name=name, token=token, x=column, y=row, destination=destination)
-    return answer(services.board(services.table_view(name), token))
+    return board_answer(services.board_json(services.table_view(name), token))
 
 
-def _player(request: HttpRequest, name: str, colour: str) -> JsonResponse:
+def _player(request: Call, name: str, colour: str, user_id: int | None = None) -> JsonResponse:
     if colour not in ("B", "W"):
         raise NotFound(f"Player {colour[:20]} not found.")
     if request.method == "GET":
@@ -152,14 +177,27 @@ def _player(request: HttpRequest, name: str, colour: str) -> JsonResponse:
     for field in ("color", "piece_color"):
         if field in body and body[field] != colour:
             raise ApiError(f"Color {str(body[field])[:20]} does not match player {colour}.")
-    user_id = request.user.pk if getattr(request, "user", None) and request.user.is_authenticated else None
     token, taken_at = services.seat_take(name=name, colour=colour, username=username, user_id=user_id)
     seat = {"username": username, "piece_color": colour, "token": token, "last_action": services.stamp(taken_at)}
     return answer([seat])
 
 
-def not_found(request: HttpRequest, rest: str = "") -> JsonResponse:
+async def not_found(request: HttpRequest, rest: str = "") -> JsonResponse:
     return refusal(NotFound("Not found."))
+
+
+@csrf_exempt
+def seat(request: HttpRequest, name: str, colour: str) -> JsonResponse:
+    """PUT /tables/plakoto/<table>/seat/<W|B> {username}: the page's `PUT players/<p>`, which also records the
+    signed-in player's account, so that the game counts in their rankings."""
+    try:
+        if not TABLE_NAME.fullmatch(name):
+            raise NotFound("Unknown table.")
+        user_id = request.user.pk if request.user.is_authenticated else None
+        call = Call(request.method or "GET", None, request.body)
+        return _player(call, name, colour, user_id)
+    except ApiError as error:
+        return refusal(error)
 
 
 @csrf_exempt

@@ -184,7 +184,15 @@ function open(table) {
 async function sit(colour) {
   const username = $(`seat-${colour}`).querySelector(".seat-name").value.trim() || document.body.dataset.nick || "";
   try {
-    const [seat] = await api(`players/${colour}`, { method: "PUT", body: { username, color: colour } });
+    // The page's own seat call: the same as `PUT players/<p>`, with the signed-in player's account recorded.
+    const response = await fetch(`/tables/plakoto/${page.table}/seat/${colour}`, {
+      method: "PUT",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ username, color: colour }),
+    });
+    const data = await response.json();
+    if (!response.ok) throw new Error(data.errormesg);
+    const [seat] = data;
     page.seat = { colour, token: seat.token };
     localStorage.setItem(STORED + page.table, JSON.stringify(page.seat));
     say(`You sit as ${name(colour)}.`);
