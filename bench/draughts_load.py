@@ -4,7 +4,7 @@
     python bench/draughts_load.py --port 8009 [--rooms 1000] [--rate 2000] [--duration 30] [--server-pid PID]
 
 Sets up `--rooms` rooms, each with its two players' TLS connections held (CREATE, then JOIN), and measures the
-server's memory before and after (with `--server-pid`, the resident memory of every process of its process group).
+server's memory before and after (with `--server-pid`, the resident memory of the server's process and its descendants).
 Then it offers commands at `--rate` per second, on a fixed schedule whatever the answers (open loop): half MOVE (a
 random legal move of the side to move, as its own connection) and half GET_STATE (either player). A room whose game
 is over is made again by its players: LEAVE, LEAVE, CREATE, JOIN, commands like the others. Latency runs from a
@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
 import ssl
 import sys
@@ -26,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from load import summary  # noqa: E402  (bench/load.py: the same percentiles as the other scenarios)
+from load import TreeProbe, summary  # noqa: E402  (bench/load.py: the same figures as the other scenarios)
 
 from games.rules.draughts import State  # noqa: E402  (pure: no Django)
 
@@ -36,27 +35,17 @@ except ImportError:  # pragma: no cover
     uvloop = None
 
 clock = time.monotonic
-PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 
 
 def log(text: str) -> None:
     print(f"[draughts] {text}", file=sys.stderr, flush=True)
 
 
-def group_rss(pgid: int) -> int:
-    """Return the resident memory in bytes of every process of the process group `pgid`."""
-    total = 0
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            fields = stat.rsplit(")", 1)[1].split()
-            if int(fields[2]) == pgid:
-                total += int((entry / "statm").read_text().split()[1]) * PAGE_SIZE
-        except (OSError, IndexError, ValueError):
-            continue
-    return total
+def server_rss(pid: int) -> int:
+    """Return the resident memory in bytes of the server: its process and all its descendants."""
+    probe = TreeProbe([pid])
+    probe.sample()
+    return probe.rss
 
 
 class Connection:
@@ -103,7 +92,7 @@ async def main(args: argparse.Namespace) -> dict:
     context.verify_mode = ssl.CERT_NONE
     rng = random.Random(args.seed)
     results: dict = {"rooms": args.rooms, "rate": args.rate, "duration": args.duration}
-    memory_before = group_rss(args.server_pid) if args.server_pid else None
+    memory_before = server_rss(args.server_pid) if args.server_pid else None
 
     started = clock()
     semaphore = asyncio.Semaphore(args.concurrency)
@@ -121,7 +110,7 @@ async def main(args: argparse.Namespace) -> dict:
     log(f"{len(rooms)} rooms, {2 * len(rooms)} TLS connections held, in {results['setup_s']:.1f} s")
     await asyncio.sleep(2)
     if args.server_pid:
-        memory_after = group_rss(args.server_pid)
+        memory_after = server_rss(args.server_pid)
         results["memory_before_mib"] = memory_before / 2**20
         results["memory_after_mib"] = memory_after / 2**20
         results["memory_per_connection_kib"] = (memory_after - memory_before) / (2 * len(rooms)) / 1024
@@ -209,7 +198,7 @@ def run() -> int:
     parser.add_argument("--rate", type=float, default=2000, help="commands offered per second")
     parser.add_argument("--duration", type=float, default=30.0)
     parser.add_argument("--concurrency", type=int, default=64, help="rooms being made at once during setup")
-    parser.add_argument("--server-pid", type=int, help="the server's process group, to measure its memory")
+    parser.add_argument("--server-pid", type=int, help="the server's process, to measure its memory")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()

@@ -48,19 +48,6 @@ def remaining_ms(deadline: datetime, now: datetime) -> int:
     return max(0, math.ceil((deadline - now) / timedelta(milliseconds=1)))
 
 
-def clock_readings(game: Game, state: object = None, *, now: datetime | None = None) -> list[int] | None:
-    """Return the milliseconds left on each seat's clock, seat 0 first, the running one read at `now`; None in a game
-    timed turn by turn. `state` is the game's rules state, if already decoded."""
-    if game.clock_ms is None:
-        return None
-    readings = list(game.clocks or [game.clock_ms] * game.seat_count)
-    if game.status == Game.Status.PLAYING and game.deadline is not None:
-        seat = seat_on_turn(game, state)[0]
-        if seat is not None:
-            readings[seat] = remaining_ms(game.deadline, now or timezone.now())
-    return readings
-
-
 def _clock_stop(game: Game, seat: int | None, now: datetime) -> None:
     """Stop the running clock, the one of `seat` (an action, or the end of the game): note its reading."""
     if game.clock_ms is None or game.deadline is None or seat is None:

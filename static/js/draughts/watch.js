@@ -3,6 +3,7 @@
 
 import { DraughtsBoard } from "./board.js";
 import { START, State, squareIndex } from "../rules/draughts.js";
+import { stepThrough } from "../stepper.js";
 
 const $ = (id) => document.getElementById(id);
 const canvas = $("board");
@@ -45,27 +46,10 @@ if (canvas.dataset.stream) {
     const side = state.turn === "w" ? "Black" : "White";
     positions.push({ board: state.text, turn: state.turn, last: move.path, caption: `${side}: ${entry.data.path.join(" ")}` });
   }
-  const slider = $("replay-step");
-  slider.max = positions.length - 1;
-  let step = positions.length - 1;
-  const go = (to) => {
-    step = Math.max(0, Math.min(positions.length - 1, to));
-    const position = positions[step];
+  stepThrough(positions, (position) => {
     board.last = position.last || [];
     board.show(position.board, position.turn);
-    slider.value = step;
-    $("replay-caption").textContent = `${step} / ${positions.length - 1} · ${position.caption}`;
-  };
-  $("replay-first").addEventListener("click", () => go(0));
-  $("replay-back").addEventListener("click", () => go(step - 1));
-  $("replay-forward").addEventListener("click", () => go(step + 1));
-  $("replay-last").addEventListener("click", () => go(positions.length - 1));
-  slider.addEventListener("input", () => go(Number(slider.value)));
-  document.addEventListener("keydown", (event) => {
-    const moves = { ArrowLeft: step - 1, ArrowRight: step + 1, Home: 0, End: positions.length - 1 };
-    if (event.key in moves) go(moves[event.key]);
   });
-  go(step);
 } else {
   board.show(START, "w");
 }

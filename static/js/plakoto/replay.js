@@ -1,6 +1,7 @@
 // A finished Plakoto game's replay: its log (every roll and move) applied step by step with the browser's rules.
 
 import { State } from "../rules/plakoto.js";
+import { stepThrough } from "../stepper.js";
 import { PlakotoBoard } from "./board.js";
 
 const $ = (id) => document.getElementById(id);
@@ -22,23 +23,4 @@ for (const entry of replay.log) {
   }
 }
 const board = new PlakotoBoard($("board"));
-const slider = $("replay-step");
-slider.max = steps.length - 1;
-let at = steps.length - 1;
-const go = (to) => {
-  at = Math.max(0, Math.min(steps.length - 1, to));
-  const step = steps[at];
-  board.show({ state: step.state, dice: step.dice, diceLeft: step.diceLeft });
-  slider.value = at;
-  $("replay-caption").textContent = `${at} / ${steps.length - 1} · ${step.caption}`;
-};
-$("replay-first").addEventListener("click", () => go(0));
-$("replay-back").addEventListener("click", () => go(at - 1));
-$("replay-forward").addEventListener("click", () => go(at + 1));
-$("replay-last").addEventListener("click", () => go(steps.length - 1));
-slider.addEventListener("input", () => go(Number(slider.value)));
-document.addEventListener("keydown", (event) => {
-  const moves = { ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: steps.length - 1 };
-  if (event.key in moves) go(moves[event.key]);
-});
-go(at);
+stepThrough(steps, (step) => board.show({ state: step.state, dice: step.dice, diceLeft: step.diceLeft }));
