@@ -1,10 +1,10 @@
 """Publication: every committed change of a match reaches whoever follows the match, in this process or any other.
 
-A service calls `publish_on_commit(game, state)` once per change. Each transport that serves the game's kind has
-registered a renderer (`register_renderer`), which turns the match into what its clients are sent (the course API's
-snapshot, a line server's state, …): the renderers run once per change, in the process that made it, and the event
-carries their texts, so a thousand followers cost one rendering, not a thousand. Followers take the event through a
-`Subscription` and pick their transport's text.
+A service calls `publish_on_commit(game, state)` once per change: "match M is at version V". A transport that serves
+the game's kind may register a renderer (`register_renderer`), which turns the match into what its clients are sent
+(the course API's snapshot, …): the renderers run once per change, in the process that made it, and the event carries
+their texts, so a thousand followers cost one rendering, not a thousand. Followers take the event through a
+`Subscription` and pick their transport's text, or, when their transport renders nothing, read the match themselves.
 
 Events travel through django-eventstream: inside one process its listener manager wakes the subscriptions of the
 match's channel; with REDIS_URL set, the event goes through Redis to every server process.
@@ -83,11 +83,11 @@ def renderings(game: Any, state: Any) -> dict[str, str]:
 
 
 def publish_on_commit(game: Any, state: Any, *, final: bool) -> None:
-    """Once the current transaction commits, tell every follower of the match that it is at `game.version`."""
-    texts = renderings(game, state)
-    if not texts:
-        return
-    channel, data = channel_name(game.public_id), encode(game.version, final, texts)
+    """Once the current transaction commits, tell every follower of the match that it is at `game.version`, with the
+    text of each transport that renders the match's kind. Every change is published, rendered or not: a follower whose
+    transport renders nothing (or nothing for this version) reads the match itself when woken."""
+    channel = channel_name(game.public_id)
+    data = encode(game.version, final, renderings(game, state))
     # robust: the change is committed whatever happens to its publication; a follower that misses it catches up from
     # the database when it reconnects.
     transaction.on_commit(lambda: send(channel, EVENT_TYPE, data), robust=True)
