@@ -13,21 +13,12 @@ from django.utils.deprecation import MiddlewareMixin
 
 from . import limits
 from .errors import Refusal
+from .transports import WebMount, mount_of
 
 logger = logging.getLogger(__name__)
 
-ALLOW_HEADERS = {
-    "Access-Control-Allow-Origin": "*",
-    "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
-    "Access-Control-Allow-Headers": "Content-Type, Last-Event-ID, Cache-Control",
-    "Access-Control-Max-Age": "86400",
-}
-# The Plakoto API's preflight, as its page says: its methods include PUT, and its token comes in X-Token.
-PLAKOTO_ALLOW_HEADERS = {
-    **ALLOW_HEADERS,
-    "Access-Control-Allow-Methods": "GET, POST, PUT, OPTIONS",
-    "Access-Control-Allow-Headers": "Content-Type, X-Token",
-}
+# Paths outside every protocol's mount (an unknown path's 404, /healthz) allow what the course API's do.
+DEFAULT_MOUNT = WebMount("", "")
 # Seconds a client is asked to wait while the database is unreachable.
 DATABASE_RETRY_AFTER = 5
 
@@ -66,10 +57,13 @@ class CorsMiddleware(BothModesMiddleware):
 
     @staticmethod
     def preflight(request) -> HttpResponse:
+        """What the protocol mounted at the path allows (core/transports.py)."""
+        mount = mount_of(request.path) or DEFAULT_MOUNT
         response = HttpResponse(status=204)
-        allowed = PLAKOTO_ALLOW_HEADERS if request.path.startswith("/plakoto/") else ALLOW_HEADERS
-        for header, value in allowed.items():
-            response[header] = value
+        response["Access-Control-Allow-Origin"] = "*"
+        response["Access-Control-Allow-Methods"] = mount.methods
+        response["Access-Control-Allow-Headers"] = mount.headers
+        response["Access-Control-Max-Age"] = "86400"
         return response
 
 
@@ -78,8 +72,12 @@ class CorsMiddleware(BothModesMiddleware):
 SITE_PREFIXES = ("/admin/", "/play/", "/rankings/", "/players/", "/games/", "/static/")
 
 
-def is_site_page(path: str) -> bool:
-    return path == "/" or path.startswith(SITE_PREFIXES)
+def answers_other_sites(path: str) -> bool:
+    """Whether another site's scripts may read the answer: the protocols', not our pages' or their own calls'."""
+    if path == "/" or path.startswith(SITE_PREFIXES):
+        return False
+    mount = mount_of(path)
+    return mount is None or mount.cross_origin
 
 
 class ApiCorsMiddleware(CorsMiddleware):
@@ -87,7 +85,7 @@ class ApiCorsMiddleware(CorsMiddleware):
     not the site's pages."""
 
     def __call__(self, request):
-        if is_site_page(request.path):
+        if not answers_other_sites(request.path):
             return self.get_response(request)
         return super().__call__(request)
 

@@ -378,6 +378,3 @@ DRAUGHTS_TLS_CERT, DRAUGHTS_TLS_KEY = draughts_tls()
 
 # The Plakoto REST API (protocols/plakoto): the seconds a player on turn has for each move before losing.
 PLAKOTO_TURN_TIMEOUT = env_int("PLAKOTO_TURN_TIMEOUT", 300, minimum=1)
-# Paths served by the protocols' lean handler (protocols/course_api/handler.py) besides the course API's own: many
-# small requests from clients that poll, answered without Django's session, CSRF and authentication middleware.
-LEAN_PATH_PREFIXES = ["/plakoto/"]

@@ -273,3 +273,9 @@ def test_pages_are_for_this_site_and_the_api_for_every_site(client, admin_client
         client.options("/register"),
     ):
         assert response["Access-Control-Allow-Origin"] == "*"
+    # The calls our own pages make with the visitor's session (a protocol's app mounts them as not cross-origin).
+    for response in (client.post("/tables/plakoto/t1/seat/W"), client.options("/tables/plakoto/t1/computer")):
+        assert "Access-Control-Allow-Origin" not in response
+    # Each protocol's preflight allows what its mount says: Plakoto's token header, the course API's defaults.
+    assert client.options("/plakoto/t1/board/")["Access-Control-Allow-Headers"] == "Content-Type, X-Token"
+    assert client.options("/update")["Access-Control-Allow-Methods"] == "GET, POST, OPTIONS"

@@ -1,10 +1,15 @@
 from django.apps import AppConfig
 
+from core.transports import WebMount
+
 
 class CourseApiConfig(AppConfig):
     name = "protocols.course_api"
     label = "course_api"
     verbose_name = "Tâb course API"
+    # Its functions at the root of the server (the lean handler serves those named in its urls), and the
+    # spectators' streams.
+    web_mounts = (WebMount("", "protocols.course_api.urls"),)
 
     def ready(self) -> None:
         from games.publication import register_renderer

@@ -22,7 +22,6 @@ Everything else (pages, admin, static files) goes to Django's usual handler with
 import asyncio
 import io
 
-from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler
 from django.core.handlers.exception import convert_exception_to_response
 from django.http import HttpResponseBase
@@ -31,6 +30,7 @@ from django.urls import get_resolver
 from django.urls.resolvers import ResolverMatch
 from django.utils.log import log_response
 
+from core import transports
 from core.middleware import ClientAddressMiddleware, CorsMiddleware, RefusalMiddleware
 
 from . import urls
@@ -38,13 +38,16 @@ from . import urls
 # The paths this handler serves come from the protocol's own URL patterns: a function added there is served here.
 API_PATHS = frozenset(f"/{pattern.pattern}" for pattern in urls.functions)
 SPECTATORS = [pattern.pattern.regex for pattern in urls.spectators]
-LEAN_PREFIXES = tuple(settings.LEAN_PATH_PREFIXES)
 
 
 def served_as_api(path: str) -> bool:
     """Whether `path` is one of the protocol's functions, a spectator's stream (/games/<id>/stream), or under a prefix
-    that another protocol serves the same lean way (settings.LEAN_PATH_PREFIXES: Plakoto's /plakoto/)."""
-    return path in API_PATHS or any(regex.match(path[1:]) for regex in SPECTATORS) or path.startswith(LEAN_PREFIXES)
+    that another protocol mounts to be served the same lean way (core/transports.py: Plakoto's /plakoto/)."""
+    return (
+        path in API_PATHS
+        or any(regex.match(path[1:]) for regex in SPECTATORS)
+        or path.startswith(transports.lean_prefixes())
+    )
 
 
 async def read_small_body(receive) -> bytes | None:

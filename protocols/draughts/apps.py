@@ -1,10 +1,14 @@
 from django.apps import AppConfig
 
+from core.transports import WebMount
+
 
 class DraughtsConfig(AppConfig):
     name = "protocols.draughts"
     label = "draughts"
     verbose_name = "Draughts rooms"
+    # The rooms over the web (the page's transport; the line protocol has its own TLS server).
+    web_mounts = (WebMount("draughts/", "protocols.draughts.urls"),)
 
     def ready(self) -> None:
         from django.conf import settings

@@ -1,7 +1,21 @@
 from django.apps import AppConfig
 
+from core.transports import WebMount
+
 
 class PlakotoConfig(AppConfig):
     name = "protocols.plakoto"
     label = "plakoto"
     verbose_name = "Plakoto tables"
+    web_mounts = (
+        # The REST API: clients poll it, so the lean handler serves it. Its methods include PUT, and its token may
+        # come in an X-Token header, as its page says.
+        WebMount(
+            "plakoto/",
+            "protocols.plakoto.urls",
+            lean=True,
+            methods="GET, POST, PUT, OPTIONS",
+            headers="Content-Type, X-Token",
+        ),
+        WebMount("tables/plakoto/", "protocols.plakoto.page_urls", cross_origin=False),
+    )
