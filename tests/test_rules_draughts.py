@@ -190,13 +190,13 @@ def test_bad_states_are_refused(data):
 
 
 def test_the_stored_vectors_are_what_the_rules_give_now():
-    from games.management.commands.draughts_vectors import stored_vectors
+    from games.management.commands.rules_vectors import read_vectors
     from games.rules.draughts_vectors import generate, render, summary
 
     vectors = generate()
     # Not an `assert ==`: on a difference, pytest would diff megabytes.
-    if stored_vectors() != render(vectors):
-        pytest.fail("tests/vectors/draughts.json.gz is out of date: run `python manage.py draughts_vectors`")
+    if read_vectors("draughts") != render(vectors):
+        pytest.fail("tests/vectors/draughts.json.gz is out of date: run `python manage.py rules_vectors draughts`")
     counts = summary(vectors)
     assert counts["positions"] >= 3000 and counts["multi-jumps"] >= 100 and counts["crownings"] >= 100
     assert counts["over"] >= 50 and counts["kings"] >= 1000 and counts["refusals"] >= 5000

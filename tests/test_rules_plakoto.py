@@ -248,14 +248,13 @@ def test_the_engine_rolls_when_a_turn_begins():
 
 
 def test_the_stored_vectors_are_what_the_rules_give_now():
-    from games.management.commands.plakoto_vectors import Command
-    from games.management.vectors_file import read_vectors
+    from games.management.commands.rules_vectors import read_vectors
     from games.rules.plakoto_vectors import generate, render, summary
 
     vectors = generate()
     # Not an `assert ==`: on a difference, pytest would diff megabytes.
-    if read_vectors(Command.path()) != render(vectors):
-        pytest.fail("tests/vectors/plakoto.json.gz is out of date: run `python manage.py plakoto_vectors`")
+    if read_vectors("plakoto") != render(vectors):
+        pytest.fail("tests/vectors/plakoto.json.gz is out of date: run `python manage.py rules_vectors plakoto`")
     counts = summary(vectors)
     assert counts["positions"] >= 2500 and counts["passes"] >= 20 and counts["ends"] >= 20
     assert counts["bearing off"] >= 50 and counts["doubles"] >= 300 and counts["one die of two"] >= 50

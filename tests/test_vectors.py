@@ -1,5 +1,7 @@
 """The rules vectors (tests/vectors/tab.json.gz): current with games/rules/tab.py, and passed by the JavaScript twin."""
 
+import gzip
+import io
 import json
 import random
 import shutil
@@ -8,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from games.management.commands.tab_vectors import VECTORS_PATH, stored_vectors
+from games.management.commands.rules_vectors import read_vectors, vectors_path
 from games.rules.tab import State, Throw
-from games.rules.vectors import decode_state, encode_state, generate, render, summary
+from games.rules.tab_vectors import decode_state, encode_state, generate, render, summary
 
 from .conftest import require
 
@@ -24,10 +26,10 @@ def vectors():
 
 def test_the_stored_vectors_are_what_the_rules_give_now(vectors) -> None:
     # Not an `assert ==`: on a difference, pytest would diff megabytes.
-    if stored_vectors() != render(vectors):
+    if read_vectors("tab") != render(vectors):
         pytest.fail(
-            f"{VECTORS_PATH.relative_to(ROOT)} is not what games/rules/tab.py gives now: "
-            "run `python manage.py tab_vectors` and commit the file with the rules change"
+            f"{vectors_path('tab').relative_to(ROOT)} is not what games/rules/tab.py gives now: "
+            "run `python manage.py rules_vectors tab` and commit the file with the rules change"
         )
 
 
@@ -69,3 +71,23 @@ def test_the_javascript_engine_passes_the_vectors_and_its_tests() -> None:
         [node, "--test", "tests/js/"], cwd=ROOT, capture_output=True, text=True, timeout=600, check=False
     )
     assert result.returncode == 0, f"node --test tests/js/ failed:\n{result.stdout[-20_000:]}\n{result.stderr[-5_000:]}"
+
+
+def test_one_command_writes_and_checks_every_games_vectors(tmp_path, monkeypatch) -> None:
+    from django.core.management import CommandError, call_command
+
+    from games.management.commands import rules_vectors
+
+    call_command("rules_vectors", "--check", stdout=io.StringIO())
+    with pytest.raises(CommandError, match="not a game with rules vectors"):
+        call_command("rules_vectors", "chess", stdout=io.StringIO())
+    # Written elsewhere, the file has the very text that is checked.
+    monkeypatch.setattr(rules_vectors, "VECTORS_DIR", tmp_path)
+    with pytest.raises(CommandError, match="is missing"):
+        call_command("rules_vectors", "plakoto", "--check", stdout=io.StringIO())
+    call_command("rules_vectors", "plakoto", stdout=io.StringIO())
+    assert rules_vectors.read_vectors("plakoto") == read_vectors_at(ROOT / "tests" / "vectors" / "plakoto.json.gz")
+
+
+def read_vectors_at(path: Path) -> bytes:
+    return gzip.decompress(path.read_bytes())

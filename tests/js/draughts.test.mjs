@@ -1,5 +1,5 @@
 // The JavaScript draughts engine (static/js/rules/draughts.js) against games/rules/draughts.py, the reference.
-// The vectors (tests/vectors/draughts.json.gz, written by `python manage.py draughts_vectors`) hold what the Python
+// The vectors (tests/vectors/draughts.json.gz, written by `python manage.py rules_vectors draughts`) hold what the Python
 // module does in thousands of positions: every legal move in order, the board after it, the winner, refusals.
 
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 // The JavaScript Plakoto engine (static/js/rules/plakoto.js) against games/rules/plakoto.py, the reference.
-// The vectors (tests/vectors/plakoto.json.gz, written by `python manage.py plakoto_vectors`) hold what the Python
+// The vectors (tests/vectors/plakoto.json.gz, written by `python manage.py rules_vectors plakoto`) hold what the Python
 // module does in thousands of positions of random games: the allowed moves and their dice, the state after a move,
 // and the state after a roll (passes and draws included).
 

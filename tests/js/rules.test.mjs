@@ -1,5 +1,5 @@
 // The JavaScript rules engine (static/js/rules/tab.js) against games/rules/tab.py, the reference.
-// The vectors (tests/vectors/tab.json.gz, written by `python manage.py tab_vectors`) hold what the Python module
+// The vectors (tests/vectors/tab.json.gz, written by `python manage.py rules_vectors tab`) hold what the Python module
 // does in thousands of positions and click flows; the tests below replay them all, then check the interface itself.
 
 import assert from "node:assert/strict";
@@ -31,7 +31,7 @@ import { seeded } from "../../static/js/seeded.js";
 const VECTORS = JSON.parse(gunzipSync(readFileSync(new URL("../vectors/tab.json.gz", import.meta.url))));
 const SIZES = [7, 9, 11, 13, 15];
 
-// The vectors' compact notation (games/rules/vectors.py): `board turn winner dice step cell selected`.
+// The vectors' compact notation (games/rules/tab_vectors.py): `board turn winner dice step cell selected`.
 const PIECES_BY_CODE = new Map(Object.entries(VECTORS.pieces));
 /** Return a key for a piece as JSON shows it (null for an empty cell). */
 const pieceKey = (piece) => piece && `${piece.color} ${piece.inMotion} ${piece.reachedLastRow}`;

@@ -288,7 +288,8 @@ def generate() -> dict[str, Json]:
     # Some starts and ends of flows, for the JSON that the server stores: forks, thrown dice, finished games.
     json_samples = [code for start, steps in flows[::JSON_SAMPLE_STEP] for code in (start, steps[-1][2])]
     return {
-        "about": "Written by `python manage.py tab_vectors` from games/rules/tab.py; format: games/rules/vectors.py.",
+        "about": "Written by `python manage.py rules_vectors tab` from games/rules/tab.py; "
+        "format: games/rules/tab_vectors.py.",
         "version": VERSION,
         "pieces": {code: None if piece is None else piece.to_json() for code, piece in PIECES.items()},
         "values": list(THROW_VALUES),
