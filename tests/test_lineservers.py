@@ -20,12 +20,15 @@ def connect(server) -> "Line":
 
 
 class Line:
-    """A TLS client of the sample protocol that trusts the server's self-signed certificate."""
+    """A client of the sample protocol: over TLS, trusting the server's self-signed certificate, or plain TCP."""
 
-    def __init__(self, port: int, certificate: Path):
-        context = ssl.create_default_context(cafile=str(certificate))
+    def __init__(self, port: int, certificate: Path | None):
         raw = socket.create_connection(("127.0.0.1", port), timeout=10)
-        self.sock = context.wrap_socket(raw, server_hostname="127.0.0.1")
+        if certificate is None:
+            self.sock = raw
+        else:
+            context = ssl.create_default_context(cafile=str(certificate))
+            self.sock = context.wrap_socket(raw, server_hostname="127.0.0.1")
         self.file = self.sock.makefile("rwb")
         assert self.read() == "HELLO"
 
@@ -72,6 +75,17 @@ def test_a_line_server_runs_with_the_web_server_and_stops_with_it(gunicorn):
     assert not server.line_open()
     line.close()
     silent.close()
+
+
+def test_a_line_server_may_speak_plain_tcp(gunicorn):
+    server = gunicorn(SAMPLE_TLS_DIR="")
+    line = Line(server.line_port, None)
+    assert line.ask("ECHO plain") == "ECHO ECHO plain"
+    assert line.ask("ACCOUNTS") == "0"
+    assert not server.tls_dir.exists()
+    line.close()
+    server.process.send_signal(signal.SIGTERM)
+    assert server.process.wait(30) == 0
 
 
 @pytest.mark.redis
