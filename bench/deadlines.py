@@ -58,7 +58,7 @@ def main() -> int:
 
     from games import sweeper
     from games.models import Game, Seat
-    from games.rules import draughts, tab
+    from games.rules import find_engine
     from games.services import game_expire_due
 
     User = get_user_model()
@@ -70,10 +70,10 @@ def main() -> int:
     if args.kind == "draughts":
         match = {"kind": "draughts", "options": {}, "variant": "", "pool": "", "clock_ms": 600_000}
         match["clocks"] = [600_000, 600_000]
-        state = draughts.State().to_json()
     else:
-        match = {"options": {"size": 9}, "variant": "9", "pool": "1"}
-        state = tab.State.new(9).to_json()
+        match = {"kind": "tab", "options": {"size": 9}, "variant": "9", "pool": "1"}
+    engine = find_engine(match["kind"])
+    state = engine.state_to_json(engine.new(2, match["options"], random.Random(1)))
     games = Game.objects.bulk_create(
         [
             Game(**match, status=Game.Status.PLAYING, state=state, started_at=now, deadline=now + timedelta(hours=1))

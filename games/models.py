@@ -12,7 +12,8 @@ def new_public_id() -> str:
 
 
 class Game(models.Model):
-    """One game of Tâb: who plays it, where it stands (the rules module's JSON) and how it ended."""
+    """One match of any game the platform hosts: its kind and options, where it stands (its engine's JSON), its
+    timing, and how it ended (its players are its Seat rows)."""
 
     class Status(models.TextChoices):
         WAITING = "waiting", "waiting for an opponent"
