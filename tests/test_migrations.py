@@ -182,3 +182,110 @@ def test_accounts_that_are_the_same_nick_under_the_rule_keep_working_and_are_rep
     assert "2 account(s) share their nick" in report
     assert f"'ana' (id {made[2].pk}) is the same nick as 'Ana'" in report
     assert f"'ＡＮＡ' (id {made[3].pk}) is the same nick as 'Ana'" in report
+
+
+BEFORE_MATCHES = [("games", "0002_history"), ("rankings", "0002_rating")]
+
+
+def test_a_database_of_tab_games_from_before_generic_matches_plays_on_after_migrating(latest):
+    """The schema as it was before matches were generic: a game in play with a real position, deadline and log, a
+    finished one with its ranking and rating; migrated to the latest schema, nothing is lost and the game plays on
+    to its end through the services, which count it in its group's ranking."""
+    import random
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games.rules import find_engine
+    from games.rules.tab import Roll
+
+    old = migrate(BEFORE_MATCHES)
+    User, Game, GameEvent, Ranking, Rating = (
+        old.get_model(*name)
+        for name in (("auth", "User"), ("games", "Game"), ("games", "GameEvent"), ("rankings", "Ranking"))
+        + (("rankings", "Rating"),)
+    )
+    alice, bob = (User.objects.create(username=nick) for nick in ("alice", "bob"))
+    engine, rng = find_engine("tab"), random.Random(5)
+    state = engine.new(2, {"size": 9}, rng)
+    played = engine.apply(state, engine.to_act(state), Roll(), rng)
+    now = timezone.now().replace(microsecond=0)
+    running = Game.objects.create(
+        group=6,
+        size=9,
+        initial_player=alice,
+        second_player=bob,
+        status="playing",
+        state=engine.state_to_json(state),
+        version=3,
+        started_at=now - timedelta(minutes=1),
+        deadline=now + timedelta(minutes=5),
+    )
+    log = [("create", alice, {}), ("start", bob, {}), (played.kind, alice, dict(played.data))]
+    for seq, (kind, player, data) in enumerate(log, start=1):
+        GameEvent.objects.create(game=running, seq=seq, kind=kind, player=player, data=data)
+    finished = Game.objects.create(
+        group=6,
+        size=9,
+        initial_player=bob,
+        second_player=alice,
+        status="finished",
+        winner=bob,
+        ending="win",
+        state=engine.state_to_json(engine.new(2, {"size": 9}, rng)),
+        version=40,
+        started_at=now - timedelta(hours=2),
+        finished_at=now - timedelta(hours=1),
+    )
+    Ranking.objects.create(group=6, size=9, player=alice, victories=0, games=1)
+    Ranking.objects.create(group=6, size=9, player=bob, victories=1, games=1)
+    Rating.objects.create(player=bob, size=9, rating=1662.3, deviation=290.3, volatility=0.059999, games=1, victories=1)
+
+    migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+    from games import services
+    from games.models import Game as Match
+    from games.models import GameEvent as Entry
+    from rankings.models import Ranking as Rank
+    from rankings.models import Rating as Rated
+
+    match = Match.objects.get(pk=running.pk)
+    assert (match.kind, match.variant, match.pool, match.status) == ("tab", "9", "6", "playing")
+    assert (match.started_at, match.deadline, match.version) == (
+        now - timedelta(minutes=1),
+        now + timedelta(minutes=5),
+        3,
+    )
+    assert [seat.user.username for seat in match.seats.order_by("index")] == ["alice", "bob"]
+    assert [(e.seq, e.kind, e.player.username, e.data) for e in Entry.objects.filter(game=match).order_by("seq")] == [
+        (seq, kind, player.username, data) for seq, (kind, player, data) in enumerate(log, start=1)
+    ]
+    old_finished = Match.objects.get(pk=finished.pk)
+    assert (old_finished.started_at, old_finished.finished_at, old_finished.winner_id) == (
+        now - timedelta(hours=2),
+        now - timedelta(hours=1),
+        bob.pk,
+    )
+    rated = Rated.objects.get(player_id=bob.pk)
+    assert (rated.kind, rated.variant, rated.rating, rated.deviation, rated.volatility) == (
+        "tab",
+        "9",
+        1662.3,
+        290.3,
+        0.059999,
+    )
+
+    # The game goes on where it stood, through the services, to its end; it counts in group 6's ranking.
+    seats = {0: alice.pk, 1: bob.pk}
+    for _ in range(5000):
+        match.refresh_from_db()
+        if match.status == "finished":
+            break
+        position = engine.state_from_json(match.state)
+        seat = engine.to_act(position)
+        services.game_act(
+            public_id=match.public_id, user_id=seats[seat], action=rng.choice(engine.legal_actions(position, seat))
+        )
+    assert match.status == "finished" and match.ending == "win"
+    rankings = dict(Rank.objects.filter(kind="tab", variant="9", pool="6").values_list("player__username", "games"))
+    assert rankings == {"alice": 2, "bob": 2}
+    assert Rated.objects.get(player_id=bob.pk).games == 2
