@@ -76,6 +76,9 @@ class Game(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     # When the match last changed (its log's last entry): what clients that poll compare.
     changed_at = models.DateTimeField(null=True, blank=True)
+    # When a player first acted in it (the server's own actions, such as Plakoto's rolls, are nobody's); None while
+    # nobody has: a match left or timed out then counts for no one, else two accounts could mint victories.
+    acted_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         indexes = [

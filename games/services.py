@@ -76,10 +76,14 @@ def _ran_out(game: Game, now: datetime) -> bool:
 
 
 def _time_out(game: Game, now: datetime) -> None:
-    """End a game in play whose deadline has passed: the seat on turn loses (its clock, if it has one, at 0)."""
+    """End a game in play whose deadline has passed: the seat on turn loses (its clock, if it has one, at 0). If
+    nobody had acted, the players abandoned it: it counts for no one."""
     late = seat_on_turn(game)[0]
-    ending = Game.Ending.TIMEOUT if game.clock_ms is None else Game.Ending.FLAG
-    _forfeit(game, loser=late, ending=ending, now=now)
+    if game.acted_at is None:
+        ending = Game.Ending.ABANDONED
+    else:
+        ending = Game.Ending.TIMEOUT if game.clock_ms is None else Game.Ending.FLAG
+    _forfeit(game, loser=late, ending=ending, now=now, counted=game.acted_at is not None)
     _record(game, GameEvent.Kind.TIMEOUT, None if late is None else _seats(game)[late], {}, now)
 
 
@@ -155,12 +159,6 @@ def _forfeit(game: Game, *, loser: int | None, ending: str, now: datetime, count
     _finish(game, ranks=ranks, ending=ending, now=now, counted=counted)
 
 
-def _started_only(game: Game) -> bool:
-    """Return whether nobody has acted in the game since it started (its version counts its log's entries, and
-    created and started are the first two)."""
-    return game.version <= 2
-
-
 def _ending(outcome: Outcome) -> str:
     """Return how a game that ended on the board is recorded: the engine's reason, if the platform knows it."""
     if outcome.reason in Game.Ending.values:
@@ -204,7 +202,7 @@ def _finish(
         Seat.objects.filter(game=game).update(**written)
     # A game in play ends without a result only when an administrator annuls it: then it counts for no one. Nor
     # does a game against the computer (it is practice), nor one in no pool (anonymous players' rooms), nor one left
-    # before anybody acted (`counted`: else two accounts could mint victories by join, join, leave).
+    # or timed out before anybody acted (`counted`: else two accounts could mint victories by join, join, leave).
     computer = any(is_computer(user_id) for user_id in seats)
     if was_playing and counted and ranks is not None and not computer and game.pool:
         result_record(_result(game, seats, ranks))
@@ -384,7 +382,7 @@ def game_leave(*, public_id: str, user_id: int) -> None:
             _withdraw(game, user_id, now)
             return
         # The opponent wins, as the protocol says, but a game nobody played counts for no ranking.
-        _forfeit(game, loser=seat, ending=Game.Ending.LEAVE, now=now, counted=not _started_only(game))
+        _forfeit(game, loser=seat, ending=Game.Ending.LEAVE, now=now, counted=game.acted_at is not None)
         _record(game, GameEvent.Kind.LEAVE, user_id, {}, now)
 
 
@@ -403,6 +401,8 @@ def game_act(*, public_id: str, user_id: int, action: object, not_your_turn: str
                 game.deadline = _deadline(game, now)
             else:
                 _clock_stop(game, seat, now)
+            if game.acted_at is None:
+                game.acted_at = now
             game.state = engine.state_to_json(state)
             outcome = engine.outcome(state)
             if outcome is not None:
@@ -589,10 +589,10 @@ def games_recompute() -> dict[str, int]:
                 game.winner_id = _winner(seats, ranks)
                 game.save(update_fields=["winner"])
                 corrected += 1
-            played = any(entry["kind"] not in history.PLATFORM_KINDS for entry in entries)
             computer = any(is_computer(user_id) for user_id in seats)
-            left_unplayed = not played and entries[-1]["kind"] == GameEvent.Kind.LEAVE
-            if ranks is not None and not computer and not left_unplayed and game.pool:
+            # Left or timed out before anybody acted: the game counts for no one.
+            unplayed = game.acted_at is None and entries[-1]["kind"] in history.FORFEITS
+            if ranks is not None and not computer and not unplayed and game.pool:
                 results.append(_result(game, seats, ranks))
         rankings_rebuild(results)
     return {"games": len(results), "corrected": corrected}

@@ -30,6 +30,7 @@ GAME_SAVED = (
     "clocks",
     "draw_offers",
     "changed_at",
+    "acted_at",
 )
 EVENT_FIELDS = ("game", "seq", "kind", "player", "data", "created_at")
 _ATTNAMES = {name: Game._meta.get_field(name).attname for name in GAME_SAVED}

@@ -256,6 +256,8 @@ def test_a_database_of_tab_games_from_before_generic_matches_plays_on_after_migr
         3,
     )
     assert [seat.user.username for seat in match.seats.order_by("index")] == ["alice", "bob"]
+    # Alice's throw is the first action of a player: left or timed out now, the game counts.
+    assert match.acted_at == Entry.objects.get(game=match, seq=3).created_at
     assert [(e.seq, e.kind, e.player.username, e.data) for e in Entry.objects.filter(game=match).order_by("seq")] == [
         (seq, kind, player.username, data) for seq, (kind, player, data) in enumerate(log, start=1)
     ]

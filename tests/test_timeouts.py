@@ -32,7 +32,8 @@ def test_nothing_expires_before_the_deadline(started, settings):
     assert Game.objects.get(public_id=started).status == Game.Status.PLAYING
 
 
-def test_the_idle_player_on_turn_loses_once(started, settings):
+def test_the_idle_player_on_turn_loses_once(api, started, settings):
+    assert api.as_player("alice")("roll", game=started)[0] == 200
     assert game_expire_due(now=later(settings.TAB_TURN_TIMEOUT + 1)) == 1
     game = Game.objects.get(public_id=started)
     assert (game.status, game.ending, game.winner.username, game.deadline) == ("finished", "timeout", "bob", None)
@@ -44,6 +45,19 @@ def test_the_idle_player_on_turn_loses_once(started, settings):
         ("alice", 0, 1),
         ("bob", 1, 1),
     ]
+
+
+def test_a_game_nobody_played_is_abandoned_and_counts_for_no_one(started, settings):
+    """Join, join, wait: the player on turn still loses, as the protocol says, but two accounts must not mint
+    victories by letting the time run out."""
+    assert game_expire_due(now=later(settings.TAB_TURN_TIMEOUT + 1)) == 1
+    game = Game.objects.get(public_id=started)
+    assert (game.status, game.ending, game.winner.username, game.acted_at) == ("finished", "abandoned", "bob", None)
+    assert not Ranking.objects.exists()
+    # Recomputed from the logs, it still counts for no one.
+    from games.services import games_recompute
+
+    assert games_recompute()["games"] == 0 and not Ranking.objects.exists()
 
 
 def test_the_clock_restarts_with_every_action(api, alice, bob, settings):
@@ -99,8 +113,10 @@ def test_an_outage_of_ours_stops_the_turn_clocks(db, settings):
         tab_join(user_id=ben.pk, group=1, size=7)
         overdue = tab_join(user_id=cat.pk, group=2, size=7)
         tab_join(user_id=dan.pk, group=2, size=7)
-        # Due a second ago, when the server went down before sweeping it: it stays due.
-        Game.objects.filter(pk=overdue.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+        # Played, and due a second ago, when the server went down before sweeping it: it stays due.
+        Game.objects.filter(pk=overdue.pk).update(
+            deadline=timezone.now() - timedelta(seconds=1), acted_at=timezone.now() - timedelta(seconds=30)
+        )
         deadline = Game.objects.get(pk=game.pk).deadline
 
         clock.shift(600)  # ten minutes without a sweep: no server ran, or the database was unreachable

@@ -28,6 +28,9 @@ from games.services import GameError, game_act, game_end, match_open, match_star
 
 from .models import Table
 
+# Endings the API calls "aborded": the player on turn stayed idle (whether anybody had moved yet or not), or left.
+ABORTED = frozenset({Game.Ending.TIMEOUT, Game.Ending.ABANDONED, Game.Ending.LEAVE})
+
 
 class ApiError(Refusal):
     """A refused request: `{"errormesg": str(error)}` with its status (400 unless said)."""
@@ -43,13 +46,14 @@ class TableView:
 
     @property
     def status(self) -> str:
+        """The table's status in the API's words."""
         game = self.game
         if game is None:
             seats = self.table is not None and (self.table.w_token or self.table.b_token)
             return "initialized" if seats else "not active"
         if game.status == Game.Status.PLAYING:
             return "started"
-        if game.status == Game.Status.FINISHED and game.ending in (Game.Ending.TIMEOUT, Game.Ending.LEAVE):
+        if game.status == Game.Status.FINISHED and game.ending in ABORTED:
             return "aborded"
         if game.status == Game.Status.FINISHED:
             return "ended"
