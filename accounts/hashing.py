@@ -5,13 +5,13 @@ Hashes run on threads of their own, as many as the machine has cores (TAB_HASHIN
 thread or on the event loop. At most TAB_HASHING_QUEUE more may wait; past that a request is refused at once with 503
 and Retry-After instead of waiting seconds behind the others. Each address also has a budget of hashes a minute
 (TAB_HASHES_PER_MINUTE, core/limits.py): enough for a classroom behind one address, not for someone trying passwords
-for many nicks.
+for many nicks. The admin's sign-in goes through the same gate and budget (accounts/backends.py).
 """
 
 import asyncio
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from django.conf import settings
@@ -39,14 +39,22 @@ class HashingGate:
         with self.lock:
             self.admitted -= 1
 
-    async def run[R](self, function: Callable[..., R], *args: Any) -> R:
+    def _submit(self, function: Callable[..., Any], *args: Any) -> Future:
         with self.lock:
             if self.admitted >= self.capacity:
                 raise HashingBusy
             self.admitted += 1
         future = self.executor.submit(function, *args)
         future.add_done_callback(self._release)
-        return await asyncio.wrap_future(future)
+        return future
+
+    async def run[R](self, function: Callable[..., R], *args: Any) -> R:
+        return await asyncio.wrap_future(self._submit(function, *args))
+
+    def call[R](self, function: Callable[..., R], *args: Any) -> R:
+        """`run` for a caller in a thread of its own (a view of Django's usual handler): it waits for the result."""
+        result: R = self._submit(function, *args).result()
+        return result
 
 
 _gate: HashingGate | None = None

@@ -81,7 +81,7 @@ def _password_store(user_id: int, encoded: str) -> None:
     User.objects.filter(pk=user_id).update(password=encoded)
 
 
-def _password_check(password: str, encoded: str) -> tuple[bool, str | None]:
+def password_check(password: str, encoded: str) -> tuple[bool, str | None]:
     """Return whether the password matches, and its new hash when the stored one uses outdated parameters."""
     upgraded: list[str] = []
     matches = check_password(password, encoded, setter=lambda raw: upgraded.append(make_password(raw)))
@@ -95,7 +95,7 @@ async def _hashing(password: str) -> str:
 
 async def _checking(password: str, encoded: str) -> tuple[bool, str | None]:
     await _in_database_thread(limits.hash_spent)()
-    return await hashing.gate().run(_password_check, password, encoded)
+    return await hashing.gate().run(password_check, password, encoded)
 
 
 async def user_register(*, nick: str, password: str) -> int:

@@ -254,6 +254,8 @@ else:
     }
 
 AUTH_PASSWORD_VALIDATORS: list[dict[str, str]] = []
+# The admin's sign-in counts its hashes in the address's budget and runs them through the hashing gate, as the API.
+AUTHENTICATION_BACKENDS = ["accounts.backends.GatedModelBackend"]
 # Argon2 first, as Django's documentation recommends: with Django's parameters a check costs about half the CPU of
 # PBKDF2's 1.5 million iterations (BENCHMARKS.md); memory-hard, it resists guessing on graphics cards where PBKDF2 does
 # not. At most

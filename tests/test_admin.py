@@ -3,11 +3,13 @@
 import re
 
 import pytest
+from django.contrib.auth import get_user_model
 
 from games.models import Game, GameEvent
 from rankings.models import Ranking
 
 pytestmark = pytest.mark.django_db
+User = get_user_model()
 
 
 @pytest.fixture
@@ -121,3 +123,44 @@ def test_staff_end_a_game_with_no_result(admin_client, api, alice, bob):
     assert (game.status, game.ending, game.winner) == ("finished", "ended", None)
     assert not Ranking.objects.exists()
     assert api.as_player("alice")("roll", game=game.public_id) == (400, {"error": "The game is over"})
+
+
+def test_the_sign_in_spends_the_addresss_hashing_budget_and_waits_in_the_hashing_gate(client, settings):
+    """A stranger trying passwords at /admin/login/ (each for another name: Django hashes for unknown names too)
+    meets the budget of hashes of the game API, and the same bounded queue."""
+    import threading
+    from datetime import UTC, datetime
+
+    import time_machine
+
+    from accounts import hashing
+
+    User.objects.create_superuser("boss", password="right-password")
+    settings.TAB_HASHES_PER_MINUTE = 3
+    with time_machine.travel(datetime(2026, 3, 1, 12, 0, tzinfo=UTC), tick=True):
+        for name in ("x1", "x2"):
+            response = client.post("/admin/login/", {"username": name, "password": "guess"})
+            assert response.status_code == 200 and "correct username and password" in response.content.decode()
+        assert client.post("/admin/login/", {"username": "boss", "password": "right-password"}).status_code == 302
+        client.logout()
+        response = client.post("/admin/login/", {"username": "x3", "password": "guess"})
+        assert response.status_code == 429 and response.json()["error"].startswith("Too many password checks")
+
+    settings.TAB_HASHES_PER_MINUTE = 0
+    settings.TAB_HASHING_THREADS, settings.TAB_HASHING_QUEUE = 1, 0
+    release, started = threading.Event(), threading.Event()
+
+    def busy() -> None:
+        started.set()
+        release.wait(30)
+
+    holder = threading.Thread(target=hashing.gate().call, args=(busy,))
+    holder.start()
+    try:
+        assert started.wait(30)
+        response = client.post("/admin/login/", {"username": "boss", "password": "right-password"})
+        assert response.status_code == 503 and response["Retry-After"] == "1"
+    finally:
+        release.set()
+        holder.join()
+    assert client.post("/admin/login/", {"username": "boss", "password": "right-password"}).status_code == 302
