@@ -12,6 +12,7 @@ import secrets
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Case, Exists, F, OuterRef, Prefetch, Value, When
 from django.utils import timezone
@@ -283,6 +284,9 @@ def match_join(*, user_id: int, kind: str, options: dict, pool: str, seat_count:
     match = _new_match(kind, options, pool, seat_count)
     room = (kind, match.variant, pool, match.seat_count)
     with transaction.atomic():
+        # The account's row locked: two joins of one account (in two server processes) take turns, so that the second
+        # sees where the first made it wait, and withdraws it from there.
+        list(get_user_model().objects.select_for_update().filter(pk=user_id).values_list("pk", flat=True))
         # Mostly none: one light query to learn it.
         waiting_seats = Seat.objects.filter(user_id=user_id, game__status=Game.Status.WAITING)
         waited_in = list(waiting_seats.values_list("game", flat=True))
