@@ -10,7 +10,7 @@ import random
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from .rules import IllegalAction, Played, find_engine
+from .rules import IllegalAction, Outcome, Played, find_engine
 
 PLATFORM_KINDS = frozenset({"create", "start", "leave", "timeout", "end", "draw-offer", "draw-cancel"})
 # Entries that end a game without a move: who left or ran out of time loses; an administrator names the winner.
@@ -65,10 +65,11 @@ def end_data(seats: int, loser: int | None) -> dict[str, int | None]:
     return data
 
 
-def final_ranks(
+def final_outcome(
     kind: str, options: Mapping[str, Any], seats: list[int], entries: list[Mapping[str, Any]]
-) -> tuple[int, ...] | None:
-    """Return each seat's rank that a finished game's log proves, or None when it ended with no result."""
+) -> Outcome | None:
+    """Return how a finished game's log proves it ended (each seat's rank, and points where the game scores), or
+    None when it ended with no result."""
     last_state = None
     for _, state in replay(kind, options, seats, entries):
         last_state = state
@@ -77,16 +78,16 @@ def final_ranks(
         return None
     last = entries[-1]
     if last["kind"] in FORFEITS:
-        return forfeit_ranks(len(seats), _seat_of(last, seats))
+        return Outcome(forfeit_ranks(len(seats), _seat_of(last, seats)), last["kind"])
     if last["kind"] == "draw-offer":
         # The last offer of a draw made every seat's stand: drawn by agreement.
-        return (1,) * len(seats)
+        return Outcome.draw(len(seats), "agreed")
     if last["kind"] == "end":
         loser = last["data"].get("loser")
         if loser is None and last["data"].get("winner") is not None and len(seats) == 2:
             loser = 1 - last["data"]["winner"]
-        return None if loser is None else forfeit_ranks(len(seats), loser)
+        return None if loser is None else Outcome(forfeit_ranks(len(seats), loser), "ended")
     outcome = find_engine(kind).outcome(last_state)
     if outcome is None:
         raise LogError(f"the log of a finished game ends with {last['kind']!r}, and the game goes on")
-    return outcome.ranks
+    return outcome

@@ -182,8 +182,10 @@ def _finish(
     now: datetime,
     counted: bool = True,
     state: object = None,
+    points: tuple[int, ...] | None = None,
 ) -> None:
-    """End the game with each seat's rank (None: no result); `state` is the position it ended in, if decoded."""
+    """End the game with each seat's rank (None: no result) and, in a game that scores, each seat's points;
+    `state` is the position it ended in, if decoded."""
     was_playing = game.status == Game.Status.PLAYING
     if was_playing and game.clock_ms is not None:
         _clock_stop(game, seat_on_turn(game, state)[0], now)
@@ -206,7 +208,7 @@ def _finish(
     # or timed out before anybody acted (`counted`: else two accounts could mint victories by join, join, leave).
     computer = any(is_computer(user_id) for user_id in seats)
     if was_playing and counted and ranks is not None and not computer and game.pool:
-        result_record(_result(game, seats, ranks))
+        result_record(_result(game, seats, ranks, points))
 
 
 def _by_seat(field: str, values) -> Case:
@@ -215,12 +217,13 @@ def _by_seat(field: str, values) -> Case:
     return Case(*cases, output_field=Seat._meta.get_field(field))
 
 
-def _result(game: Game, seats: list[int], ranks: tuple[int, ...]) -> Result:
+def _result(game: Game, seats: list[int], ranks: tuple[int, ...], points: tuple[int, ...] | None) -> Result:
     return Result(
         kind=game.kind,
         variant=game.variant,
         pool=game.pool,
         ranks=dict(zip(seats, ranks, strict=True)),
+        points=None if points is None else dict(zip(seats, points, strict=True)),
         multiplayer=_engine(game).max_seats > 2,
     )
 
@@ -410,7 +413,7 @@ def game_act(*, public_id: str, user_id: int, action: object, not_your_turn: str
             game.state = engine.state_to_json(state)
             outcome = engine.outcome(state)
             if outcome is not None:
-                _finish(game, ranks=outcome.ranks, ending=_ending(outcome), now=now, state=state)
+                _finish(game, ranks=outcome.ranks, ending=_ending(outcome), now=now, state=state, points=outcome.points)
             elif game.clock_ms is not None:
                 _clock_start(game, state, now)
             _record(game, played.kind, user_id, dict(played.data), now, state)
@@ -429,7 +432,7 @@ def _automatic(game: Game, engine: Engine, state: object, now: datetime) -> None
         game.state = engine.state_to_json(state)
         outcome = engine.outcome(state)
         if outcome is not None:
-            _finish(game, ranks=outcome.ranks, ending=_ending(outcome), now=now, state=state)
+            _finish(game, ranks=outcome.ranks, ending=_ending(outcome), now=now, state=state, points=outcome.points)
         _record(game, played.kind, _seats(game)[seat], dict(played.data), now, state)
 
 
@@ -582,7 +585,8 @@ def games_recompute() -> dict[str, int]:
         for game in finished.iterator(chunk_size=500):
             entries = [{"seq": e.seq, "kind": e.kind, "player": e.player_id, "data": e.data} for e in game.events.all()]
             seats = _seats(game)
-            ranks = history.final_ranks(game.kind, game.options, seats, entries)
+            outcome = history.final_outcome(game.kind, game.options, seats, entries)
+            ranks = None if outcome is None else outcome.ranks
             stored = sorted(game.seats.all(), key=lambda seat: seat.index)
             proven = ranks or (None,) * len(seats)
             changed = [seat for seat, rank in zip(stored, proven, strict=True) if seat.rank != rank]
@@ -597,6 +601,6 @@ def games_recompute() -> dict[str, int]:
             # Left or timed out before anybody acted: the game counts for no one.
             unplayed = game.acted_at is None and entries[-1]["kind"] in history.FORFEITS
             if ranks is not None and not computer and not unplayed and game.pool:
-                results.append(_result(game, seats, ranks))
+                results.append(_result(game, seats, ranks, None if outcome is None else outcome.points))
         rankings_rebuild(results)
     return {"games": len(results), "corrected": corrected}

@@ -5,8 +5,8 @@ from . import glicko2
 
 
 class Ranking(models.Model):
-    """A player's record in one pool of one game (Tâb: a course group and board size): games finished and
-    victories, updated when a game ends."""
+    """A player's record in one pool of one game (Tâb: a course group and board size): games finished, victories
+    and points, updated when a game ends."""
 
     kind = models.CharField(max_length=20, default="tab")
     variant = models.CharField(max_length=20, blank=True, default="")
@@ -14,6 +14,9 @@ class Ranking(models.Model):
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rankings")
     victories = models.PositiveIntegerField(default=0)
     games = models.PositiveIntegerField(default=0)
+    # What the player's results scored, in games that score them (Plakoto: 1 for a single win, 2 for a double);
+    # elsewhere one a victory.
+    points = models.PositiveIntegerField(default=0)
 
     class Meta:
         constraints = [

@@ -64,14 +64,23 @@ def _key(request: HttpRequest, kind: str) -> tuple[str, str, str]:
     return kind, request.GET.get("variant", "")[:20], request.GET.get("pool", "")[:40]
 
 
+def _columns(kind: str) -> tuple[list[str], str]:
+    """Return a table's columns and its default order: by points in a game that scores its results."""
+    if selectors.scores_points(kind):
+        return ["nick", "points", "victories", "games", "rate", "rating"], "points"
+    return ["nick", "victories", "games", "rate", "rating"], selectors.DEFAULT_ORDER
+
+
 def _table(request: HttpRequest, kind: str, variant: str, pool: str) -> HttpResponse:
-    sort = selectors.table_order(request.GET.get("sort"))
+    keys, default = _columns(kind)
+    sort = selectors.table_order(request.GET.get("sort"), default)
     rows = selectors.ranking_table(kind=kind, variant=variant, pool=pool, sort=sort)
     page = page_of(rows, request.GET.get("page"), ROWS_PER_PAGE)
     if page.paginator.count == 0:
         raise Http404("No results in this table")
-    columns = [(key, sort == key) for key in ("nick", "victories", "games", "rate", "rating")]
+    columns = [(key, sort == key) for key in keys]
     context = {
+        "scored": "points" in keys,
         **describe(kind, variant, pool),
         "csv": table_url(kind, variant, pool, csv=True),
         "page": page,
@@ -97,19 +106,23 @@ def game_table(request: HttpRequest, kind: str) -> HttpResponse:
 
 
 def _csv(kind: str, variant: str, pool: str, filename: str) -> HttpResponse:
-    rows = list(selectors.ranking_table(kind=kind, variant=variant, pool=pool))
+    keys, default = _columns(kind)
+    scored = "points" in keys
+    rows = list(selectors.ranking_table(kind=kind, variant=variant, pool=pool, sort=default))
     if not rows:
         raise Http404("No results in this table")
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     writer = csv.writer(response)
-    writer.writerow(["position", "nick", "victories", "games", "win_rate", "rating", "deviation"])
+    points = ["points"] if scored else []
+    writer.writerow(["position", "nick", *points, "victories", "games", "win_rate", "rating", "deviation"])
     for position, row in enumerate(rows, start=1):
         rating, deviation = row["rating"], row["deviation"]
         writer.writerow(
             [
                 position,
                 row["nick"],
+                *([row["points"]] if scored else []),
                 row["victories"],
                 row["games"],
                 f"{row['rate']:.4f}",

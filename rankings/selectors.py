@@ -11,12 +11,21 @@ from .models import Ranking, Rating
 # ranking function's own order (most victories, then fewer games, then nick).
 TABLE_ORDERS = {
     "victories": ("-victories", "games", "nick"),
+    "points": ("-points", "games", "nick"),
     "games": ("-games", "-victories", "nick"),
     "rate": ("-rate", "-games", "nick"),
     "rating": ("-rating", "deviation", "nick"),
     "nick": ("nick",),
 }
 DEFAULT_ORDER = "victories"
+
+
+def scores_points(kind: str) -> bool:
+    """Whether the game scores its results (Plakoto's single and double wins): its tables then rank by points."""
+    try:
+        return find_engine(kind).scored
+    except UnknownGame:
+        return False
 
 
 def ranking_top(*, kind: str, variant: str, pool: str, limit: int = 10) -> list[dict]:
@@ -29,11 +38,11 @@ def ranking_top(*, kind: str, variant: str, pool: str, limit: int = 10) -> list[
     return [{"nick": nick, "victories": victories, "games": games} for nick, victories, games in rows]
 
 
-def table_order(sort: str | None) -> str:
+def table_order(sort: str | None, default: str = DEFAULT_ORDER) -> str:
     """Return a valid `?sort=` value: a column of TABLE_ORDERS, reversed with a leading '-'; else the default."""
     if sort and sort.removeprefix("-") in TABLE_ORDERS:
         return sort
-    return DEFAULT_ORDER
+    return default
 
 
 def _reversed(field: str) -> str:
@@ -66,7 +75,7 @@ def ranking_table(*, kind: str, variant: str, pool: str, sort: str = DEFAULT_ORD
             deviation=F("sized__deviation"),
         )
         .order_by(*(_order_by(field) for field in order))
-        .values("nick", "victories", "games", "rate", "rating", "deviation")
+        .values("nick", "points", "victories", "games", "rate", "rating", "deviation")
     )
 
 

@@ -27,6 +27,13 @@ class Result:
     pool: str
     ranks: Mapping[int, int]  # user id → rank
     multiplayer: bool  # the game seats more than two (openskill), else Glicko-2
+    # user id → the points scored, in a game that scores its results; else a victory is a point.
+    points: Mapping[int, int] | None = None
+
+    def points_of(self, player_id: int) -> int:
+        if self.points is not None:
+            return self.points[player_id]
+        return int(_victory(self.ranks[player_id], self.ranks.values()))
 
 
 def _victory(rank: int, ranks: Iterable[int]) -> bool:
@@ -44,6 +51,7 @@ def result_record(result: Result) -> None:
         Ranking.objects.filter(**key, player_id=player_id).update(
             games=F("games") + 1,
             victories=F("victories") + int(_victory(result.ranks[player_id], result.ranks.values())),
+            points=F("points") + result.points_of(player_id),
         )
     _rating_record(result)
 
@@ -110,6 +118,7 @@ def rankings_rebuild(results: Iterable[Result]) -> None:
             )
             ranking.games += 1
             ranking.victories += _victory(rank, result.ranks.values())
+            ranking.points += result.points_of(player_id)
         _rate(
             result,
             {

@@ -26,6 +26,7 @@ class TakeAwayEngine:
     kind = "takeaway"
     title = "Take-away"
     min_seats = 2
+    scored = False
     max_seats = 4
     chance = False
     action_labels: Mapping[str, str] = {"take": "took tokens"}

@@ -135,6 +135,11 @@ def test_black_bears_off_to_25_and_wins_single_or_double():
     state.move(24, 25)
     assert (state.result, state.score) == (BLACK, 2)
     assert ENGINE.outcome(state).ranks == (2, 1) and ENGINE.outcome(state).reason == "double"
+    # The rankings count what the win scored: 2 for a double, 1 for a single.
+    assert ENGINE.outcome(state).points == (0, 2)
+    single = position({24: "B", 20: "W"}, turn=BLACK, off={BLACK: 14, WHITE: 14}, dice=(1, 2))
+    single.move(24, 25)
+    assert ENGINE.outcome(single).points == (0, 1)
 
 
 def test_pinning_the_mother_wins_double_once_ones_own_start_is_empty():

@@ -33,15 +33,22 @@ class Outcome:
 
     ranks: tuple[int, ...]
     reason: str
+    # The points each seat scores in the game's rankings, in a game that scores its wins (Plakoto: 1 for a single,
+    # 2 for a double); None: a victory is one point.
+    points: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         if not 2 <= len(self.ranks) <= 4 or min(self.ranks) != 1:
             raise ValueError(f"an outcome ranks 2 to 4 seats from 1: {self.ranks!r}")
+        if self.points is not None and len(self.points) != len(self.ranks):
+            raise ValueError(f"an outcome scores every seat it ranks: {self.points!r}")
 
     @classmethod
-    def win(cls, seat: int, seats: int, reason: str = "win") -> Outcome:
-        """Return the outcome where `seat` wins and every other seat shares second place."""
-        return cls(tuple(1 if index == seat else 2 for index in range(seats)), reason)
+    def win(cls, seat: int, seats: int, reason: str = "win", points: int | None = None) -> Outcome:
+        """Return the outcome where `seat` wins (scoring `points`, if the game scores) and every other seat shares
+        second place."""
+        scored = None if points is None else tuple(points if index == seat else 0 for index in range(seats))
+        return cls(tuple(1 if index == seat else 2 for index in range(seats)), reason, scored)
 
     @classmethod
     def draw(cls, seats: int, reason: str = "draw") -> Outcome:
@@ -86,6 +93,7 @@ class Engine[StateT, ActionT](Protocol):
     min_seats: int
     max_seats: int
     chance: bool  # whether dice, sticks or the like decide part of the game (see `chances`)
+    scored: bool  # whether its outcomes score points (`Outcome.points`): its rankings then count and order by them
     # What each kind of log entry the engine writes (`Played.kind`) means, for people: {"throw": "threw the sticks"}.
     action_labels: Mapping[str, str]
 

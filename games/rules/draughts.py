@@ -265,6 +265,7 @@ class DraughtsEngine:
     kind = "draughts"
     title = "English draughts"
     min_seats = 2
+    scored = False
     max_seats = 2
     chance = False
     action_labels: Mapping[str, str] = {"move": "moved", "capture": "captured"}

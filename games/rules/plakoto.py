@@ -402,6 +402,7 @@ class PlakotoEngine:
     kind = "plakoto"
     title = "Plakoto"
     min_seats = 2
+    scored = True  # a single win scores 1, a double 2
     max_seats = 2
     chance = True
     action_labels: Mapping[str, str] = {"roll": "rolled the dice", "move": "moved a piece"}
@@ -484,7 +485,7 @@ class PlakotoEngine:
             return None
         if state.result == "D":
             return Outcome.draw(2)
-        return Outcome.win(SIDES.index(state.result), 2, "win" if state.score == 1 else "double")
+        return Outcome.win(SIDES.index(state.result), 2, "win" if state.score == 1 else "double", state.score)
 
     def copy(self, state: State) -> State:
         return state.copy()

@@ -445,6 +445,7 @@ class TabEngine:
     kind = "tab"
     title = "Tâb"
     min_seats = 2
+    scored = False
     max_seats = 2
     chance = True
     action_labels: Mapping[str, str] = {
