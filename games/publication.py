@@ -28,7 +28,7 @@ import json
 import logging
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import redis
@@ -91,6 +91,12 @@ def publish_on_commit(game: Any, state: Any, *, final: bool) -> None:
     # robust: the change is committed whatever happens to its publication; a follower that misses it catches up from
     # the database when it reconnects.
     transaction.on_commit(lambda: send(channel, EVENT_TYPE, data), robust=True)
+
+
+def announce_on_commit(channel: str) -> None:
+    """Once the current transaction commits, wake every follower of `channel`, a protocol's own (a Plakoto table
+    is one: its seats change with no match to publish): they read what changed themselves."""
+    transaction.on_commit(lambda: send(channel, EVENT_TYPE, encode(0, False, {})), robust=True)
 
 
 REDIS_CHANNEL = "events_channel"  # django-eventstream's
@@ -241,13 +247,14 @@ class _Listener(Listener):
 
 
 class Subscription:
-    """One follower of one match in this process, on the running event loop: `await next()` for what came."""
+    """One follower of one match in this process (and of any channels announced to, `announce_on_commit`), on the
+    running event loop: `await next()` for what came."""
 
-    def __init__(self, public_id: str):
-        self.channel = channel_name(public_id)
+    def __init__(self, public_id: str | None, *, channels: Iterable[str] = ()):
+        self.channels = ({channel_name(public_id)} if public_id else set()) | set(channels)
         self._manager = get_listener_manager()
         self._listener = _Listener()
-        self._listener.channels = {self.channel}
+        self._listener.channels = self.channels
         self._listener.assign_loop()
         self._manager.add_listener(self._listener)
 
@@ -268,7 +275,7 @@ class Subscription:
         listener = self._listener
         await listener.aevent.wait()
         with self._manager.lock:
-            items = listener.channel_items.pop(self.channel, [])
+            items = [item for channel in self.channels for item in listener.channel_items.pop(channel, [])]
             lost, listener.overflow = listener.overflow, False
             listener.aevent.clear()
         return [decode(item.data) for item in items], lost

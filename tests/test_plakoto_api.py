@@ -307,3 +307,46 @@ def test_requests_of_djangos_own_handler_keep_no_connection_each(api):
     fresh(api, "many")
     for _ in range(250):
         assert api.get("/many/status/").status_code == 200
+
+
+def test_the_tables_stream_follows_the_table_and_its_game(api, server):
+    """What pages and spectators follow: the table's status at every change (seats, moves, resets), each as it is
+    made: a stream that missed one would next send its keep-alive comment (20 s later), not the status."""
+    from .test_draughts_web import Events
+
+    name = fresh(api, "streamed")
+    stream = Events(f"{server.url}/tables/plakoto/{name}/stream")
+
+    def next_status() -> dict:
+        kind, data = stream.next()
+        assert kind == "data", (kind, data)
+        return data[0]
+
+    assert next_status()["status"] == "not active"
+    white = api.put(f"/{name}/players/W", json={"username": "alice"}).json()[0]["token"]
+    assert next_status()["status"] == "initialized"
+    black = api.put(f"/{name}/players/B", json={"username": "bob"}).json()[0]["token"]
+    started = next_status()
+    assert started["status"] == "started" and started["p_turn"] == "W" and started == status(api, name)
+    x, y, destination = moves_of(api, name, white)[0]
+    moved = api.put(f"/{name}/board/piece/{x}/{y}/", json={"x": destination}, headers={"X-Token": white})
+    assert moved.status_code == 200
+    assert next_status() == status(api, name)
+    # A reset moves the stream on to the table's next game, which it follows as well.
+    assert api.post(f"/{name}/board/", headers={"X-Token": black}).status_code == 200
+    assert next_status()["status"] == "not active"
+    api.put(f"/{name}/players/W", json={"username": "carol"})
+    assert next_status()["status"] == "initialized"
+    api.put(f"/{name}/players/B", json={"username": "dan"})
+    assert next_status()["status"] == "started"
+    stream.close()
+    # A game in play's page leads to its table.
+    with httpx.Client(base_url=server.url) as site:
+        sql = "SELECT g.public_id FROM plakoto_table t JOIN games_game g ON g.id = t.game_id WHERE t.name = %s"
+        game = query(server.database_url, sql, (name,))[0][0]
+        page = site.get(f"/games/{game}/").text
+        assert f'href="/tables/plakoto/_game/{game}"' in page
+        answer = site.get(f"/tables/plakoto/_game/{game}")
+        assert answer.status_code == 302 and answer.headers["location"] == f"/play/plakoto/?table={name}"
+        assert site.get("/tables/plakoto/_game/nosuch").status_code == 404
+        assert site.get("/tables/plakoto/Bad_Name/stream").status_code == 404

@@ -79,6 +79,8 @@ def test_a_second_player_at_another_browser(page, browser):
         bob.locator("#seat-B .seat-button").click()
         expect(bob.locator("#state")).to_contain_text("White to play", timeout=WAIT_MS)
         expect(page.locator("#state")).to_contain_text("Your turn", timeout=WAIT_MS)
+        # Alice's page heard of Bob through the table's stream (it polls only every 15 s, in case a stream is cut).
+        page.wait_for_function("window.plakotoPage.streamed?.status === 'started'", timeout=WAIT_MS)
     finally:
         other.close()
 

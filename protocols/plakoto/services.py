@@ -21,7 +21,7 @@ from django.utils import timezone
 from accounts.services import anonymous_players
 from core.errors import Refusal
 from core.prepared import Prepared
-from games import store
+from games import publication, store
 from games.models import Game
 from games.rules.plakoto import BLACK, OFF, SIDES, WHITE, Move, State
 from games.services import GameError, game_act, game_end, match_open, match_start
@@ -108,6 +108,11 @@ def colour_of(table: Table | None, token: str | None) -> str | None:
     return None
 
 
+def table_channel(name: str) -> str:
+    """The publication channel of a table's own changes (a reset, a seat taken): its game's changes are the game's."""
+    return f"plakoto-table-{name}"
+
+
 def _locked(name: str) -> Table:
     Table.objects.get_or_create(name=name)
     return Table.objects.select_for_update(of=("self",)).select_related("game").get(name=name)
@@ -132,6 +137,7 @@ def table_reset(*, name: str, token: str | None, staff: bool = False) -> None:
         table.w_last_action = table.b_last_action = None
         table.last_change = now
         table.save()
+        publication.announce_on_commit(table_channel(name))
 
 
 def seat_take(*, name: str, colour: str, username: str, user_id: int | None = None) -> tuple[str, datetime]:
@@ -152,6 +158,7 @@ def seat_take(*, name: str, colour: str, username: str, user_id: int | None = No
         if table.w_token and table.b_token:
             table.game = _game_start(table)
         table.save()
+        publication.announce_on_commit(table_channel(name))
     return token, now
 
 

@@ -6,23 +6,33 @@ refusal `{"errormesg": …}` with 400 (404 for what does not exist).
 
 Its clients poll: the API is served by the lean handler of the protocols (its mount in apps.py), and a request is one
 call to the process's database thread, which routes, reads or writes, and renders the answer. The page's own calls
-that need its session (a signed-in player's seat, the computer's) are Django's usual views, at /tables/plakoto/.
+that need its session (a signed-in player's seat, the computer's) are Django's usual views, at /tables/plakoto/, with
+the table's stream, which players' pages and spectators follow instead of polling.
 """
 
+import asyncio
 import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.shortcuts import redirect
+from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET
 
-from core.dbthread import in_database_thread
+from core import limits
+from core.dbthread import in_database_thread, in_worker_thread
+from games.publication import Subscription
 
 from . import services
+from .models import Table
 from .services import ApiError
 
 TABLE_NAME = re.compile(r"[a-z0-9-]{1,32}")
+# Seconds between the comments that keep a quiet stream open through proxies.
+KEEPALIVE_SECONDS = 20
 DIGITS = re.compile(r"[0-9]+")
 
 
@@ -216,3 +226,63 @@ def computer(request: HttpRequest, name: str) -> JsonResponse:
         return answer([{"piece_color": services.seat_computer(name=name, level=level)}])
     except ApiError as error:
         return refusal(error)
+
+
+@in_worker_thread
+def _followed(name: str) -> tuple[str | None, str]:
+    """The table's current game, and its status as `GET status/` answers it."""
+    view = services.table_view(name)
+    return (view.game.public_id if view.game else None), json.dumps([services.status(view)])
+
+
+async def table_stream(request: HttpRequest, name: str) -> StreamingHttpResponse | JsonResponse:
+    """GET /tables/plakoto/<table>/stream: Server-Sent Events, the table's status (as `GET status/` answers it) now
+    and at every change of the table or its game; what players' pages and spectators follow."""
+    if not TABLE_NAME.fullmatch(name):
+        return refusal(NotFound("Unknown table."))
+    try:
+        slot = limits.spectator_slot(f"plakoto:{name}", limits.client_address(request))
+    except limits.Throttled as error:
+        return JsonResponse({"errormesg": str(error)}, status=429)
+
+    async def events():
+        subscription, game, sent = None, "", None
+        try:
+            while True:
+                current, status = await _followed(name)
+                if subscription is None or current != game:
+                    # Follow the table and its game of now; then read again, so that no change made meanwhile is
+                    # missed.
+                    if subscription is not None:
+                        subscription.close()
+                    subscription = Subscription(current, channels=[services.table_channel(name)])
+                    await subscription.ready()
+                    game = current
+                    continue
+                if status != sent:
+                    sent = status
+                    yield f"data: {status}\n\n".encode()
+                try:
+                    await asyncio.wait_for(subscription.next(), KEEPALIVE_SECONDS)
+                except TimeoutError:
+                    yield b": ping\n\n"
+        finally:
+            if subscription is not None:
+                subscription.close()
+            slot.release()
+
+    response = StreamingHttpResponse(events(), content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"
+    return response
+
+
+@require_GET
+def table_of_game(request: HttpRequest, public_id: str) -> HttpResponse:
+    """GET /tables/plakoto/_game/<game>: the page of the table where the game is played (a live game's page links
+    there)."""
+
+    name = Table.objects.filter(game__public_id=public_id[:64]).values_list("name", flat=True).first()
+    if name is None:
+        raise Http404("No table plays this game now")
+    return redirect(f"{reverse('play', args=['plakoto'])}?table={name}")

@@ -1,12 +1,13 @@
 // The Plakoto page: open a table, take a seat (or give the free one to the computer), and play on a canvas
 // backgammon board through the table's REST API (/plakoto/<table>/, the same services as every client of it).
-// The page polls the table's status, as the API's clients do, and reads the board when it changed.
+// The page follows the table's stream (its status at every change, the table's or its game's) and reads the board when
+// it changed; it also polls now and then, as the API's clients do, in case the stream is cut by something between.
 
 import { State, WHITE } from "../rules/plakoto.js";
 import { PlakotoBoard } from "./board.js";
 
 const $ = (id) => document.getElementById(id);
-const POLL_MS = 1000;
+const POLL_MS = 15000;
 const STORED = "plakoto-seat:";
 
 const page = {
@@ -16,6 +17,8 @@ const page = {
   state: null, // a rules State rebuilt from the board and the status
   board: null, // the board's cells as the API sent them
   selected: null, // the point chosen to move from
+  stream: null, // the EventSource of the table's stream
+  streamed: null, // the last status it sent
 };
 window.plakotoPage = page;
 
@@ -178,7 +181,19 @@ function open(table) {
   $("table-link").textContent = url.href;
   $("table").hidden = false;
   $("table-name").value = table;
+  follow(table);
   refresh(true);
+}
+
+/** Follow the table's stream: each message is its status after a change. */
+function follow(table) {
+  if (page.stream) page.stream.close();
+  page.stream = new EventSource(`/tables/plakoto/${table}/stream`);
+  page.stream.addEventListener("message", (event) => {
+    const [status] = JSON.parse(event.data);
+    page.streamed = status;
+    if (page.table === table && JSON.stringify(status) !== JSON.stringify(page.status)) refresh(true);
+  });
 }
 
 async function sit(colour) {
