@@ -12,7 +12,7 @@ Each scenario gets a fresh server (gunicorn -c tabsite/gunicorn.conf.py tabsite.
 workers, WEB_CONCURRENCY as given) on a free loopback port, with TAB_VAR_DIR=var/bench/<timestamp>/<scenario>/, so
 a fresh SQLite database migrated first; DATABASE_URL and REDIS_URL are passed on when set (PostgreSQL and Redis are
 then shared by the scenarios, not fresh). The game scenarios run the server with Django's MD5 password hasher
-(PASSWORD_HASHERS): registering thousands of players with the production PBKDF2 hasher would take most of the run;
+(PASSWORD_HASHERS): registering thousands of players with the production hasher (Argon2) would take most of the run;
 the register storm is measured with both. The turn timeout is raised to an hour (TAB_TURN_TIMEOUT) so that no game
 expires while the others are being set up, and the abuse limits are off (all the players come from one address).
 The report goes to stdout and to var/bench/latest.md (and the run's folder), ready to paste into BENCHMARKS.md. The
@@ -456,7 +456,7 @@ def main() -> int:
     parser.add_argument("--rate-5k", default="400", help="actions/s for 5,000 games (≈ 200 throws/s)")
     parser.add_argument("--storm-accounts", type=int, help="accounts of the storm (2,000; 10,000 with --full)")
     parser.add_argument(
-        "--storm-cap", type=float, help="time cap of each storm in s (20; 180 with --full; PBKDF2 at most 60)"
+        "--storm-cap", type=float, help="time cap of each storm in s (20; 180 with --full; Argon2 at most 60)"
     )
     parser.add_argument("--ranking-rate", type=float, default=100, help="ranking requests/s under load")
     parser.add_argument(
@@ -552,12 +552,12 @@ def main() -> int:
                 ["--ranking-rate", str(args.ranking_rate), "--ranking-seed", "200"],
             )
         if "storm" in chosen:
-            for hasher, fast in (("MD5 (test hasher)", True), ("PBKDF2 (Django's default, production)", False)):
+            for hasher, fast in (("MD5 (test hasher)", True), ("Argon2 (production)", False)):
                 say(f"scenario register storm, {hasher}")
                 wait_quiet(args.wait_quiet)
                 server = Server(run_dir / ("storm-md5" if fast else "storm-pbkdf2"), fast_hasher=fast)
                 server.start()
-                # PBKDF2 costs most of a second of CPU per account: its storm is capped at a minute.
+                # The production hasher costs a fifth of a second of CPU per account: its storm is capped at a minute.
                 cap = storm_cap if fast else min(storm_cap, 60.0)
                 load_args = ["--register-storm", str(storm_accounts), "--storm-duration", str(cap)]
                 load_args += ["--concurrency", "64" if fast else "16"]
@@ -593,7 +593,7 @@ def main() -> int:
     body = list(sections)
     if storms:
         body.append(
-            f"### Register storm ({storm_accounts:,} new accounts, time cap {storm_cap:.0f} s, PBKDF2 at most 60 s)\n\n"
+            f"### Register storm ({storm_accounts:,} new accounts, time cap {storm_cap:.0f} s, Argon2 at most 60 s)\n\n"
             + "\n".join(storm_rows(storms))
         )
     markdown = "\n".join(header) + "\n\n" + "\n\n".join(body) + "\n"

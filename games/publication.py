@@ -29,6 +29,7 @@ import logging
 import threading
 import weakref
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import Any
 
 import redis
@@ -65,7 +66,9 @@ def encode(version: int, final: bool, texts: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
+@lru_cache(maxsize=1024)
 def decode(data: str) -> tuple[int, bool, dict[str, str]]:
+    """Unpack an event (remembered: every follower of a match decodes the same event; do not change what it gives)."""
     head, *lines = data.split("\n")
     version, final = head.split(" ")
     texts = dict(line.split(" ", 1) for line in lines)
@@ -119,6 +122,13 @@ def send(channel: str, event_type: str, data: str) -> None:
     except redis.RedisError as error:
         logger.error("Redis unreachable (%s): an update of %s reached only this process's streams", error, channel)
         get_listener_manager().add_to_queues(channel, event)
+
+
+def updates_cut() -> bool:
+    """Whether changes made in this process reach only its own followers now: events go between processes through
+    Redis, and Redis is unreachable (the players served by other processes cannot see them)."""
+    listener = get_listener_manager().redis_listener
+    return listener is not None and bool(getattr(listener, "unreachable", False))
 
 
 def resync_streams() -> None:

@@ -26,12 +26,22 @@ FIRST_SWEEP_WAIT = 10.0
 
 
 def sweep_forever(stop: threading.Event, swept: threading.Event | None = None) -> None:
+    from . import publication
     from .services import game_expire_due, outage_bridge, rooms_clean
 
     rooms_cleaned = time.monotonic()
     # The first sweep at once: after a restart, the clocks must be made good before anybody reads them.
+    paused = False
     while swept is not None or not stop.wait(settings.TAB_SWEEP_INTERVAL):
         try:
+            if publication.updates_cut():
+                # Players may not see their opponents' moves: no turn runs out meanwhile. Once Redis is back, the
+                # first sweep finds none ran for the while, and moves the deadlines later by as much (outage_bridge).
+                if not paused:
+                    logger.warning("updates between processes are cut (Redis unreachable): no deadline expires")
+                paused = True
+                continue
+            paused = False
             close_old_connections()
             gap = outage_bridge()
             if gap is not None:

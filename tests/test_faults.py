@@ -262,6 +262,53 @@ def test_without_redis_a_process_serves_its_own_streams_and_reconnects(start_ser
 
 
 @pytest.mark.redis
+def test_no_turn_runs_out_while_redis_is_unreachable(start_server, live_databases):
+    """With Redis away, players served by another process may not see their opponent's move: the turn clocks stand
+    still until it is back, then the deadlines move later by the whole outage."""
+    require(redis_available(), "Redis")
+    redis_flush()
+    host, port = "127.0.0.1", int(REDIS_TEST_URL.rsplit(":", 1)[1].split("/")[0])
+    proxy = TcpProxy(host, port)
+    try:
+        database_url = live_databases.new()
+        server = start_server(database_url, REDIS_URL=proxy.url(REDIS_TEST_URL), TAB_OUTAGE_GRACE_SECONDS="1")
+        table = Table(server, 1)
+        proxy.cut()
+        wait_for_log(server, "no deadline expires")
+        cut_at = time.monotonic()
+        # The turn ends five seconds into the outage; seven seconds later, the game goes on.
+        due = datetime.now(UTC) + timedelta(seconds=5)
+        stored = due if not database_url.startswith("sqlite:") else due.replace(tzinfo=None).isoformat(" ")
+        query(database_url, "UPDATE games_game SET deadline = %s WHERE public_id = %s", (stored, table.game))
+        time.sleep(7)
+        sql = "SELECT status, deadline FROM games_game WHERE public_id = %s"
+        assert query(database_url, sql, (table.game,))[0][0] == "playing"
+        proxy.restore()
+        wait_for_log(server, "the deadlines still ahead then move as much later")
+        outage = time.monotonic() - cut_at
+        ((status, moved),) = query(database_url, sql, (table.game,))
+        assert status == "playing" and as_datetime(moved) - due >= timedelta(seconds=outage - 1)
+        # Then the turn runs out after all, and the player on turn loses, as ever.
+        for stream in table.streams:
+            assert stream.next(30)["winner"] == table.nicks[1]
+        table.close()
+    finally:
+        proxy.close()
+
+
+def wait_for_log(server: Server, text: str, seconds: float = 20) -> None:
+    deadline = time.monotonic() + seconds
+    while text not in server.log.read_text():
+        assert time.monotonic() < deadline, server.log.read_text()[-3000:]
+        time.sleep(0.1)
+
+
+def as_datetime(value) -> datetime:
+    """A deadline as the database gives it (a datetime from PostgreSQL, a text from SQLite)."""
+    return value if isinstance(value, datetime) else datetime.fromisoformat(value).replace(tzinfo=UTC)
+
+
+@pytest.mark.redis
 def test_streams_of_another_process_catch_up_when_redis_is_back(start_server, live_databases):
     require(redis_available(), "Redis")
     redis_flush()

@@ -205,7 +205,10 @@ def test_the_player_on_turn_who_does_nothing_loses(start_server):
     # The deadline is set when the game starts, after this instant: the game cannot end sooner than `timeout` later.
     before_pairing = time.monotonic()
     game, zp, jpleal, start = paired(server)
-    # Nobody acts: the server's own timer ends the game (however long a busy machine takes to get there).
+    # zp throws (a game nobody played would count for no one), then does nothing: the server's own timer ends the
+    # game (however long a busy machine takes to get there).
+    assert act(server, "zp", "roll", game=game)[0] == 200
+    same_next(zp, jpleal)
     final = same_next(zp, jpleal, timeout=timeout + 30)
     assert time.monotonic() - before_pairing >= timeout
     assert final["winner"] == "jpleal"
