@@ -511,7 +511,10 @@ def outage_bridge(*, now: datetime | None = None) -> timedelta | None:
         if created or now <= mark_row.swept_at:
             return None
         gap = now - mark_row.swept_at
-        bridged = gap > timedelta(seconds=settings.TAB_OUTAGE_GRACE)
+        # Never less than the gaps that sweeping leaves between marks: with a grace that short, every mark would look
+        # like the end of an outage, and the clocks would never run.
+        grace = max(settings.TAB_OUTAGE_GRACE, 2 * (SWEEP_MARKED_EVERY.total_seconds() + settings.TAB_SWEEP_INTERVAL))
+        bridged = gap > timedelta(seconds=grace)
         ahead = Game.objects.filter(deadline__gte=mark_row.swept_at)
         if bridged:
             ahead.update(deadline=F("deadline") + gap)

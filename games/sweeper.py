@@ -12,6 +12,9 @@ from django.conf import settings
 from django.db import close_old_connections
 
 logger = logging.getLogger(__name__)
+# What the sweeper does about outages, each said once (its own failures, repeated every tick while the database is
+# away, are said once a minute: settings.LOGGING).
+clocks = logging.getLogger("games.deadlines")
 
 _started = threading.Lock()
 _thread: threading.Thread | None = None
@@ -38,14 +41,16 @@ def sweep_forever(stop: threading.Event, swept: threading.Event | None = None) -
                 # Players may not see their opponents' moves: no turn runs out meanwhile. Once Redis is back, the
                 # first sweep finds none ran for the while, and moves the deadlines later by as much (outage_bridge).
                 if not paused:
-                    logger.warning("updates between processes are cut (Redis unreachable): no deadline expires")
+                    clocks.warning("updates between processes are cut (Redis unreachable): no deadline expires")
                 paused = True
                 continue
+            if paused:
+                clocks.warning("updates between processes flow again: deadlines expire again")
             paused = False
             close_old_connections()
             gap = outage_bridge()
             if gap is not None:
-                logger.warning(
+                clocks.warning(
                     "no deadline sweep for %.0f s: the deadlines still ahead then move as much later",
                     gap.total_seconds(),
                 )

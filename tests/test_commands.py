@@ -28,12 +28,18 @@ def played(api, alice, bob, charlie, start_game, settings):
     first_throw(left)
     game_leave(public_id=left, user_id=alice.pk)
     timed_out = start_game(group=2, size=9)
+    first_throw(timed_out)
     game_expire_due(now=timezone.now() + timedelta(seconds=settings.TAB_TURN_TIMEOUT + 1))
     game_end(public_id=start_game(group=2, size=9), opponent_wins=True)
     game_end(public_id=start_game(group=2, size=9), opponent_wins=False)
     _, waiting = api.as_player("charlie")("join", group=8, size=7)
     game_leave(public_id=waiting["game"], user_id=charlie.pk)
     assert Game.objects.get(public_id=timed_out).ending == "timeout"
+    # Left or timed out before anybody acted, a game counts for no one, recomputed or not.
+    unplayed = [start_game(group=3, size=7) for _ in range(2)]
+    game_leave(public_id=unplayed[0], user_id=alice.pk)
+    game_expire_due(now=timezone.now() + timedelta(seconds=settings.TAB_TURN_TIMEOUT + 1))
+    assert Game.objects.get(public_id=unplayed[1]).ending == "abandoned"
     return games
 
 
@@ -79,7 +85,7 @@ def test_export_writes_every_finished_game_with_its_log(played, tmp_path):
     output = tmp_path / "games.jsonl"
     call_command("tab_export", "--output", str(output), stderr=StringIO())
     lines = [json.loads(line) for line in output.read_text().splitlines()]
-    assert len(lines) == Game.objects.filter(status="finished").count() == 7
+    assert len(lines) == Game.objects.filter(status="finished").count() == 9
     first = next(line for line in lines if line["game"] == played[0])
     game = Game.objects.get(public_id=played[0])
     assert (first["kind"], first["options"], first["pool"], first["ending"]) == ("tab", {"size": 7}, "1", "win")

@@ -271,7 +271,7 @@ def test_no_turn_runs_out_while_redis_is_unreachable(start_server, live_database
     proxy = TcpProxy(host, port)
     try:
         database_url = live_databases.new()
-        server = start_server(database_url, REDIS_URL=proxy.url(REDIS_TEST_URL), TAB_OUTAGE_GRACE_SECONDS="1")
+        server = start_server(database_url, REDIS_URL=proxy.url(REDIS_TEST_URL), TAB_OUTAGE_GRACE_SECONDS="3")
         table = Table(server, 1)
         proxy.cut()
         wait_for_log(server, "no deadline expires")

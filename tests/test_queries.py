@@ -55,14 +55,15 @@ def test_each_action_is_three_queries(api, game):
 def test_join_queries(api, alice, bob):
     api.as_player("alice")("register")
     api.as_player("bob")("register")
-    # look for a game the player waits in elsewhere (to withdraw from it); the first join of a (group, size) creates
-    # its waiting room, then waits: insert the game, its log entry and the player's seat
-    with assert_queries(7):
+    # lock the account's row (two joins of one account take turns), look for a game the player waits in elsewhere
+    # (to withdraw from it); the first join of a (group, size) creates its waiting room, then waits: insert the
+    # game, its log entry and the player's seat
+    with assert_queries(8):
         _, body = api.as_player("alice")("join", group=2, size=9)
-    # look for a game waited in elsewhere, lock the waiting room, lock the waiting game with its seats, take the
-    # second seat, start the game, log it, and read the players' nicks for the first snapshot: once per process
-    # (accounts.nicks), hence not again below
-    with assert_queries(9):
+    # lock the account's row, look for a game waited in elsewhere, lock the waiting room, lock the waiting game with
+    # its seats, take the second seat, start the game, log it, and read the players' nicks for the first snapshot:
+    # once per process (accounts.nicks), hence not again below
+    with assert_queries(10):
         api.as_player("bob")("join", group=2, size=9)
 
 

@@ -131,3 +131,18 @@ def test_an_outage_of_ours_stops_the_turn_clocks(db, settings):
         clock.shift(5)
         assert outage_bridge() is None
         assert Game.objects.get(pk=game.pk).deadline == deadline + timedelta(seconds=600)
+
+
+def test_a_grace_shorter_than_the_sweeps_own_gaps_never_stops_the_clocks(db, settings):
+    settings.TAB_OUTAGE_GRACE = 1
+    ann, ben = UserFactory(username="ann"), UserFactory(username="ben")
+    with time_machine.travel(datetime(2026, 3, 1, 12, tzinfo=UTC), tick=False) as clock:
+        assert outage_bridge() is None
+        game = tab_join(user_id=ann.pk, group=1, size=7)
+        tab_join(user_id=ben.pk, group=1, size=7)
+        deadline = Game.objects.get(pk=game.pk).deadline
+        # Marks a second and a half apart, as a sweeper leaves them: no outage, however short the grace.
+        for _ in range(5):
+            clock.shift(1.5)
+            assert outage_bridge() is None
+        assert Game.objects.get(pk=game.pk).deadline == deadline
