@@ -1,4 +1,5 @@
-"""Refuse request bodies over TAB_MAX_BODY_BYTES, or too slow to come, before the application reads them.
+"""Refuse request bodies over TAB_MAX_BODY_BYTES before the application reads them (the HTTP protocol gives a body
+its time: core/server.py).
 
 Django checks the size only once its ASGI handler has read the whole body (into a temporary file, on disk past a few
 megabytes), so a client could make every server process write gigabytes. This ASGI middleware answers 413 at once
@@ -8,7 +9,6 @@ A body a little too large (up to DRAIN_BYTES) is read and dropped before the ans
 data is reset by the kernel, and a client still sending would get the reset instead of the 413.
 """
 
-import asyncio
 import json
 
 from django.conf import settings
@@ -72,8 +72,8 @@ async def _read(receive, limit: int) -> list[dict]:
 
 
 class BodySizeLimit:
-    """Read each request's body before the application runs: refuse it (413) past TAB_MAX_BODY_BYTES, and (408) when
-    it does not arrive within TAB_BODY_TIMEOUT seconds, so that a client sending a byte at a time holds nothing long."""
+    """Refuse (413) a request whose body is over TAB_MAX_BODY_BYTES: at once when its Content-Length says so (the
+    server holds a body to it), as soon as it grows past the limit when it comes in chunks."""
 
     def __init__(self, app):
         self.app = app
@@ -90,18 +90,14 @@ class BodySizeLimit:
                 if length.isdigit() and int(length) <= DRAIN_BYTES:
                     await _drain(receive, int(length))
                 return await _answer(send, 413, too_large())
-            if int(length) == 0:
-                return await self.app(scope, receive, send)
-        elif b"chunked" not in headers.get(b"transfer-encoding", b""):
-            # No body at all (a GET, a stream): nothing to wait for.
+            return await self.app(scope, receive, send)
+        if b"chunked" not in headers.get(b"transfer-encoding", b""):
+            # No body at all (a GET, a stream): nothing to check.
             return await self.app(scope, receive, send)
         try:
-            async with asyncio.timeout(settings.TAB_BODY_TIMEOUT):
-                messages = await _read(receive, limit)
+            messages = await _read(receive, limit)
         except _TooLarge:
             return await _answer(send, 413, too_large())
-        except TimeoutError:
-            return await _answer(send, 408, f"Request body not received within {settings.TAB_BODY_TIMEOUT} s")
 
         async def replay():
             return messages.pop(0) if messages else await receive()

@@ -1,12 +1,13 @@
 """The HTTP server's own guards, where the ASGI application cannot see: connections that never finish their request
-headers, and more connections than a process can hold.
+headers or body, and more connections than a process can hold.
 
 uvicorn has neither a time limit on request headers (a client sending a byte every few seconds holds a connection for
 ever) nor a connection cap that answers in the protocol's terms: its `limit_concurrency` answers a plain-text 503, and
 only once the headers are complete. So the process runs a subclass of uvicorn's httptools protocol (`HttpProtocol`,
 through gunicorn's `Worker` below or `uvicorn --http core.server:HttpProtocol`). It relies on uvicorn's protocol
-callbacks (`connection_made`, `on_message_begin`, `on_headers_complete`, `connection_lost`) and on its `connections`
-set; tests/test_server.py fails loudly if an upgrade of uvicorn changes them.
+callbacks (`connection_made`, `on_message_begin`, `on_headers_complete`, `on_message_complete`, `connection_lost`),
+its `connections` set and its request cycle's `response_started`; tests/test_server.py fails loudly if an upgrade of
+uvicorn changes them. One timer per connection at a time: the headers' deadline, then the body's.
 """
 
 import json
@@ -52,7 +53,7 @@ def _answer(status: int, reason: str, message: str, retry_after: int | None = No
 
 
 class HttpProtocol(HttpToolsProtocol):
-    """uvicorn's HTTP/1.1 protocol, with a deadline for each request's headers and a cap on connections."""
+    """uvicorn's HTTP/1.1 protocol, with deadlines for each request's headers and body, and a cap on connections."""
 
     header_timer = None
 
@@ -73,6 +74,12 @@ class HttpProtocol(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         self._disarm()
         super().on_headers_complete()
+        # The body, if any, is due within its own time (a request without one completes at once, which disarms).
+        self.header_timer = self.loop.call_later(settings.TAB_BODY_TIMEOUT, self._body_too_slow)
+
+    def on_message_complete(self) -> None:
+        self._disarm()
+        super().on_message_complete()
 
     def connection_lost(self, exc) -> None:
         self._disarm()
@@ -88,14 +95,24 @@ class HttpProtocol(HttpToolsProtocol):
             self.header_timer = None
 
     def _headers_too_slow(self) -> None:
+        self._too_slow(f"Request headers not received within {settings.TAB_HEADER_TIMEOUT} s")
+
+    def _body_too_slow(self) -> None:
+        self._too_slow(f"Request body not received within {settings.TAB_BODY_TIMEOUT} s")
+
+    def _too_slow(self, message: str) -> None:
         self.header_timer = None
-        if not self.transport.is_closing():
-            seconds = settings.TAB_HEADER_TIMEOUT
-            self.transport.write(_answer(408, "Request Timeout", f"Request headers not received within {seconds} s"))
-            self.transport.close()
+        if self.transport.is_closing():
+            return
+        cycle = getattr(self, "cycle", None)
+        if cycle is None or not cycle.response_started:
+            self.transport.write(_answer(408, "Request Timeout", message))
+        self.transport.close()
 
 
 class Worker(UvicornWorker):
-    """gunicorn's uvicorn worker, serving with `HttpProtocol`."""
+    """gunicorn's uvicorn worker, serving with `HttpProtocol`, without uvicorn's proxy-headers middleware: the client's
+    address is the connection's, and the application alone reads X-Forwarded-For (TRUSTED_PROXIES), so that layer
+    would only cost every request a call."""
 
-    CONFIG_KWARGS = {**UvicornWorker.CONFIG_KWARGS, "http": "core.server:HttpProtocol"}
+    CONFIG_KWARGS = {**UvicornWorker.CONFIG_KWARGS, "http": "core.server:HttpProtocol", "proxy_headers": False}

@@ -165,9 +165,8 @@ class Server:
                 # As gunicorn's workers serve (core/server.py).
                 "--http",
                 "core.server:HttpProtocol",
-                # As gunicorn.conf.py has it: the address is the connection's (the application reads the headers).
-                "--forwarded-allow-ips",
-                "",
+                # As gunicorn's workers serve: the address is the connection's (the application reads the headers).
+                "--no-proxy-headers",
                 "--timeout-graceful-shutdown",
                 "1",
             ],

@@ -9,7 +9,7 @@ import socket
 import time
 
 import pytest
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
 
 from core.server import HttpProtocol
 
@@ -36,11 +36,13 @@ def test_what_the_protocol_takes_from_uvicorn_is_still_there():
         "connection_lost": ["self", "exc"],
         "on_message_begin": ["self"],
         "on_headers_complete": ["self"],
+        "on_message_complete": ["self"],
     }.items():
         assert list(inspect.signature(getattr(HttpToolsProtocol, name)).parameters) == parameters, name
     source = inspect.getsource(HttpToolsProtocol)
-    for attribute in ("self.connections", "self.transport", "self.loop"):
+    for attribute in ("self.connections", "self.transport", "self.loop", "self.cycle"):
         assert attribute in source, attribute
+    assert "self.response_started" in inspect.getsource(RequestResponseCycle)
     assert issubclass(HttpProtocol, HttpToolsProtocol)
 
 
