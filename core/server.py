@@ -5,9 +5,10 @@ uvicorn has neither a time limit on request headers (a client sending a byte eve
 ever) nor a connection cap that answers in the protocol's terms: its `limit_concurrency` answers a plain-text 503, and
 only once the headers are complete. So the process runs a subclass of uvicorn's httptools protocol (`HttpProtocol`,
 through gunicorn's `Worker` below or `uvicorn --http core.server:HttpProtocol`). It relies on uvicorn's protocol
-callbacks (`connection_made`, `on_message_begin`, `on_headers_complete`, `on_message_complete`, `connection_lost`),
-its `connections` set and its request cycle's `response_started`; tests/test_server.py fails loudly if an upgrade of
-uvicorn changes them. One timer per connection at a time: the headers' deadline, then the body's.
+callbacks (`connection_made`, `data_received`, `on_message_begin`, `on_headers_complete`, `on_message_complete`,
+`connection_lost`), its `connections` set and its request cycle's `response_started`; tests/test_server.py fails
+loudly if an upgrade of uvicorn changes them. One timer per connection at a time: the headers' deadline, then the
+body's.
 """
 
 import json
@@ -19,6 +20,10 @@ from uvicorn_worker import UvicornWorker
 
 # Descriptors kept for what is not a client: the database, Redis, log files, line servers, the interpreter's own.
 RESERVED_FILES = 512
+# Seconds a connection refused at the cap stays open after its answer, so that the client reads it; and how many may
+# at once (each holds a descriptor of the reserve: past that, they are closed at once).
+REFUSED_LINGER = 1.0
+REFUSED_LINGERING = RESERVED_FILES // 4
 
 
 def raise_open_files_limit() -> None:
@@ -56,14 +61,32 @@ class HttpProtocol(HttpToolsProtocol):
     """uvicorn's HTTP/1.1 protocol, with deadlines for each request's headers and body, and a cap on connections."""
 
     header_timer = None
+    refused = False
+    lingering = 0  # refused connections of the process still open
 
     def connection_made(self, transport) -> None:
         super().connection_made(transport)
         if len(self.connections) > connection_cap():
+            self.refused = True
             transport.write(_answer(503, "Service Unavailable", "Too many connections: try again shortly", 1))
-            transport.close()
+            # Said, then closed a moment later, whatever the client sends meanwhile being dropped: a connection closed
+            # with a request unread is reset by the kernel, and the client could lose the answer.
+            if HttpProtocol.lingering >= REFUSED_LINGERING or not transport.can_write_eof():
+                transport.close()
+                return
+            transport.write_eof()
+            HttpProtocol.lingering += 1
+            self.loop.call_later(REFUSED_LINGER, self._refused_close)
             return
         self._arm()
+
+    def data_received(self, data: bytes) -> None:
+        if not self.refused:
+            super().data_received(data)
+
+    def _refused_close(self) -> None:
+        HttpProtocol.lingering -= 1
+        self.transport.close()
 
     def on_message_begin(self) -> None:
         super().on_message_begin()

@@ -37,6 +37,7 @@ def test_what_the_protocol_takes_from_uvicorn_is_still_there():
         "on_message_begin": ["self"],
         "on_headers_complete": ["self"],
         "on_message_complete": ["self"],
+        "data_received": ["self", "data"],
     }.items():
         assert list(inspect.signature(getattr(HttpToolsProtocol, name)).parameters) == parameters, name
     source = inspect.getsource(HttpToolsProtocol)
@@ -86,6 +87,13 @@ def test_past_its_connection_cap_a_process_answers_503_and_serves_again_below_it
     status, headers, body = answer(extra)
     assert (status, json.loads(body)) == (503, {"error": "Too many connections: try again shortly"})
     assert headers["retry-after"] == "1"
+    # A client that sends its request at once reads the answer too (a close with its request unread would reset it).
+    for _ in range(5):
+        eager = connect(server)
+        eager.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        status, _, body = answer(eager)
+        assert (status, json.loads(body)) == (503, {"error": "Too many connections: try again shortly"})
+        eager.close()
     for sock in idle:
         sock.close()
     give_up = time.monotonic() + 30
