@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import json
 import random
+import secrets
 import sys
 import time
 from pathlib import Path
@@ -69,7 +70,9 @@ async def main(args: argparse.Namespace) -> dict:
     connector = aiohttp.TCPConnector(limit=args.connections)
     results: dict = {"tables": args.tables, "moves_per_s": args.moves, "polls_per_s": args.polls}
     async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=60)) as session:
-        tables = [Table(f"bench-{index}") for index in range(args.tables)]
+        # Names of this run's own: a table of an earlier run may still be in play (only its players may reset it).
+        run = secrets.token_hex(3)
+        tables = [Table(f"bench-{run}-{index}") for index in range(args.tables)]
         started = clock()
         semaphore = asyncio.Semaphore(64)
 
