@@ -2,13 +2,14 @@
 """Load on the Plakoto REST API: many tables in play, moves and status polls offered open loop.
 
     python bench/plakoto_load.py --url http://127.0.0.1:8008 [--tables 1000] [--moves 1000] [--polls 2000]
-                                 [--duration 30]
+                                 [--duration 30] [--server-pid PID] [--json out.json]
 
 Sets up `--tables` tables with both seats taken. Then, for `--duration` seconds, offers `--moves` moves a second
 (each a `PUT board/piece/…` of the player on turn, one of the moves its board offers) and `--polls` `GET status/` a
 second, on a fixed schedule whatever the answers (open loop); latency runs from a request's scheduled time to its
 answer. A table whose turn ended reads its status and its board (with the new player's token) before its next move:
-those reads are not timed, as a client's bookkeeping. A finished table is reset and seated again. Prints JSON.
+those reads are not timed, as a client's bookkeeping. A finished table is reset and seated again. With `--server-pid`,
+the CPU of the server's process and its descendants over the run. Prints JSON.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pathlib import Path
 import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from load import summary  # noqa: E402  (bench/load.py: the same percentiles as the other scenarios)
+from load import TreeProbe, summary  # noqa: E402  (bench/load.py: the same figures as the other scenarios)
 
 clock = time.monotonic
 
@@ -126,6 +127,9 @@ async def main(args: argparse.Namespace) -> dict:
             [(index / args.moves, "move") for index in range(int(args.moves * args.duration))]
             + [(index / args.polls, "poll") for index in range(int(args.polls * args.duration))]
         )
+        probe = TreeProbe([args.server_pid] if args.server_pid else [])
+        probe.sample()
+        cpu_before = probe.cpu_seconds()
         begin = clock()
         for offset, kind in schedule:
             scheduled = begin + offset
@@ -147,8 +151,10 @@ async def main(args: argparse.Namespace) -> dict:
             task.add_done_callback(tasks.discard)
         await asyncio.gather(*tasks)
         elapsed = clock() - begin
+        probe.sample()
         results.update(
             {
+                "server_cpu_percent": 100 * (probe.cpu_seconds() - cpu_before) / elapsed if args.server_pid else None,
                 "moves_answered": len(move_latency),
                 "polls_answered": len(poll_latency),
                 "moves_skipped": skipped,
@@ -172,6 +178,7 @@ def run() -> int:
     parser.add_argument("--duration", type=float, default=30)
     parser.add_argument("--connections", type=int, default=200)
     parser.add_argument("--seed", type=int)
+    parser.add_argument("--server-pid", type=int, help="the server's process, to measure its CPU")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     results = asyncio.run(main(args))

@@ -7,6 +7,7 @@
     python bench/run.py --games-1k --rate-1k 10,20,40,80 --duration 20   # one phase per rate, same games
     python bench/run.py --deadlines     # 10,000 turn deadlines: the sweeper's idle cost and how late they fire
     python bench/run.py --draughts      # 1,000 draughts rooms over TLS, 2,000 commands/s; 10,000 rooms' clocks
+    python bench/run.py --plakoto       # 1,000 Plakoto tables: moves and status polls through the REST API
 
 Each scenario gets a fresh server (gunicorn -c tabsite/gunicorn.conf.py tabsite.asgi:application, uvicorn
 workers, WEB_CONCURRENCY as given) on a free loopback port, with TAB_VAR_DIR=var/bench/<timestamp>/<scenario>/, so
@@ -437,6 +438,41 @@ def draughts_scenario(run_dir: Path, args: argparse.Namespace, duration: float) 
     return sections
 
 
+def plakoto_scenario(run_dir: Path, args: argparse.Namespace, duration: float) -> list[str]:
+    """1,000 Plakoto tables in play, moves and status polls offered open loop through the REST API."""
+    moves, polls = args.plakoto_moves, args.plakoto_polls
+    say(f"scenario plakoto: 1,000 tables, {moves:g} moves/s and {polls:g} status polls/s")
+    busy = wait_quiet(args.wait_quiet)
+    server = Server(run_dir / "plakoto", fast_hasher=True)
+    server.start()
+    try:
+        output = run_dir / "plakoto.json"
+        command = [sys.executable, str(ROOT / "bench" / "plakoto_load.py"), "--url", server.url, "--tables", "1000"]
+        command += ["--moves", f"{moves:g}", "--polls", f"{polls:g}", "--duration", f"{duration:g}"]
+        command += ["--server-pid", str(server.pid), "--json", str(output)]
+        subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        figures = json.loads(output.read_text())
+    finally:
+        server.stop()
+    rows = ["| measure | value |", "|---|---|"]
+    rows.append(f"| tables seated (both seats, through the API) | {figures['setup_s']:.1f} s |")
+    rows.append(
+        f"| moves answered | {figures['moves_answered']:,} ({figures['moves_achieved_per_s']:.0f}/s; "
+        f"{figures['moves_skipped']:,} not sent: no table ready) |"
+    )
+    rows.append(f"| status polls answered | {figures['polls_answered']:,} ({figures['polls_achieved_per_s']:.0f}/s) |")
+    rows.append(f"| errors | {figures['errors']} |")
+    rows.append(
+        f"| move: from its scheduled time to its answer, p50 / p95 / p99 / max (ms) | "
+        f"{ms(figures['move_ms'], *QUANTILES)} |"
+    )
+    rows.append(f"| status poll, the same (ms) | {ms(figures['poll_ms'], *QUANTILES)} |")
+    rows.append(f"| server CPU over the run | {figures['server_cpu_percent']:.0f}% of one core (of 2) |")
+    rows.append(f"| machine busy just before (other programs) | {busy:.0f}% of one core |")
+    label = f"Plakoto: 1,000 tables, {moves:g} moves/s and {polls:g} status polls/s offered, {duration:g} s"
+    return [f"### {label}\n\n" + "\n".join(rows)]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--full", action="store_true", help="every scenario, at full length")
@@ -447,6 +483,9 @@ def main() -> int:
     parser.add_argument("--deadlines", action="store_true", help="10,000 turn deadlines: idle cost and lateness")
     parser.add_argument("--draughts", action="store_true", help="1,000 draughts rooms over TLS; 10,000 rooms' clocks")
     parser.add_argument("--draughts-rate", type=float, default=2000, help="draughts commands/s offered")
+    parser.add_argument("--plakoto", action="store_true", help="1,000 Plakoto tables: moves and polls over REST")
+    parser.add_argument("--plakoto-moves", type=float, default=1000, help="Plakoto moves/s offered")
+    parser.add_argument("--plakoto-polls", type=float, default=2000, help="Plakoto status polls/s offered")
     parser.add_argument("--duration", type=float, help="seconds of driving per game scenario (30; 60 with --full)")
     parser.add_argument(
         "--rate-1k",
@@ -466,12 +505,12 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "var" / "bench", help="folder of the runs")
     args = parser.parse_args()
 
-    scenarios = ("games_1k", "games_5k", "storm", "ranking", "deadlines", "draughts")
+    scenarios = ("games_1k", "games_5k", "storm", "ranking", "deadlines", "draughts", "plakoto")
     chosen = {name for name in scenarios if getattr(args, name)}
     if args.full:
         chosen = set(scenarios)
     elif not chosen:
-        chosen = {"games_1k", "storm", "draughts"}
+        chosen = {"games_1k", "storm", "draughts", "plakoto"}
     duration = args.duration or (60.0 if args.full else 30.0)
     storm_accounts = args.storm_accounts or (10_000 if args.full else 2_000)
     storm_cap = args.storm_cap or (180.0 if args.full else 20.0)
@@ -573,6 +612,8 @@ def main() -> int:
         if "draughts" in chosen:
             sections.extend(draughts_scenario(run_dir, args, duration))
             server = None
+        if "plakoto" in chosen:
+            sections.extend(plakoto_scenario(run_dir, args, duration))
     except KeyboardInterrupt:
         say("interrupted: stopping the server")
         return 130
