@@ -395,6 +395,15 @@ def storm_rows(results: list[tuple[str, dict[str, Any]]]) -> list[str]:
 # ---------------------------------------------------------------------------------------------------------------
 
 
+def run_script(script: str, server: Server, arguments: list[str], run_dir: Path) -> dict[str, Any]:
+    """Run a load generator of bench/ against `server` (its CPU and memory measured); return the figures it wrote."""
+    output = run_dir / Path(script).with_suffix(".json").name
+    command = [sys.executable, str(ROOT / "bench" / script), *arguments]
+    command += ["--server-pid", str(server.pid), "--json", str(output)]
+    subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    return json.loads(output.read_text())
+
+
 def draughts_scenario(run_dir: Path, args: argparse.Namespace, duration: float) -> list[str]:
     """1,000 rooms (2,000 TLS connections held) with commands offered open loop; then 10,000 rooms' clocks."""
     say(f"scenario draughts: 1,000 rooms, {args.draughts_rate:g} commands/s")
@@ -402,12 +411,8 @@ def draughts_scenario(run_dir: Path, args: argparse.Namespace, duration: float) 
     server = Server(run_dir / "draughts", fast_hasher=True)
     server.start()
     try:
-        output = run_dir / "draughts.json"
-        command = [sys.executable, str(ROOT / "bench" / "draughts_load.py"), "--port", str(server.draughts_port)]
-        command += ["--rooms", "1000", "--rate", f"{args.draughts_rate:g}", "--duration", f"{duration:g}"]
-        command += ["--server-pid", str(server.pid), "--json", str(output)]
-        subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-        figures = json.loads(output.read_text())
+        arguments = ["--port", str(server.draughts_port), "--rooms", "1000", "--rate", f"{args.draughts_rate:g}"]
+        figures = run_script("draughts_load.py", server, [*arguments, "--duration", f"{duration:g}"], run_dir)
     finally:
         server.stop()
     rows = ["| measure | value |", "|---|---|"]
@@ -446,12 +451,8 @@ def plakoto_scenario(run_dir: Path, args: argparse.Namespace, duration: float) -
     server = Server(run_dir / "plakoto", fast_hasher=True)
     server.start()
     try:
-        output = run_dir / "plakoto.json"
-        command = [sys.executable, str(ROOT / "bench" / "plakoto_load.py"), "--url", server.url, "--tables", "1000"]
-        command += ["--moves", f"{moves:g}", "--polls", f"{polls:g}", "--duration", f"{duration:g}"]
-        command += ["--server-pid", str(server.pid), "--json", str(output)]
-        subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-        figures = json.loads(output.read_text())
+        arguments = ["--url", server.url, "--tables", "1000", "--moves", f"{moves:g}", "--polls", f"{polls:g}"]
+        figures = run_script("plakoto_load.py", server, [*arguments, "--duration", f"{duration:g}"], run_dir)
     finally:
         server.stop()
     rows = ["| measure | value |", "|---|---|"]

@@ -211,6 +211,11 @@ def _finish(
         result_record(_result(game, seats, ranks, points))
 
 
+def _finish_on_board(game: Game, outcome: Outcome, now: datetime, state: object) -> None:
+    """End the game as its engine's outcome says (ranks, points, reason); `state` is the position it ended in."""
+    _finish(game, ranks=outcome.ranks, ending=_ending(outcome), now=now, state=state, points=outcome.points)
+
+
 def _by_seat(field: str, values) -> Case:
     """Return the expression of a seat's `field` that gives each seat its value, seat 0 first."""
     cases = [When(index=index, then=Value(value)) for index, value in enumerate(values)]
@@ -413,7 +418,7 @@ def game_act(*, public_id: str, user_id: int, action: object, not_your_turn: str
             game.state = engine.state_to_json(state)
             outcome = engine.outcome(state)
             if outcome is not None:
-                _finish(game, ranks=outcome.ranks, ending=_ending(outcome), now=now, state=state, points=outcome.points)
+                _finish_on_board(game, outcome, now, state)
             elif game.clock_ms is not None:
                 _clock_start(game, state, now)
             _record(game, played.kind, user_id, dict(played.data), now, state)
@@ -432,7 +437,7 @@ def _automatic(game: Game, engine: Engine, state: object, now: datetime) -> None
         game.state = engine.state_to_json(state)
         outcome = engine.outcome(state)
         if outcome is not None:
-            _finish(game, ranks=outcome.ranks, ending=_ending(outcome), now=now, state=state, points=outcome.points)
+            _finish_on_board(game, outcome, now, state)
         _record(game, played.kind, _seats(game)[seat], dict(played.data), now, state)
 
 
