@@ -5,6 +5,7 @@ production does and talk to it only over HTTP.
 """
 
 import contextlib
+import hashlib
 import json
 import os
 import queue
@@ -72,6 +73,10 @@ def redis_flush() -> None:
     import redis
 
     redis.Redis.from_url(REDIS_TEST_URL).flushdb()
+
+
+def live_secret_key(database_url: str) -> str:
+    return "live-test-" + hashlib.sha256(database_url.encode()).hexdigest()
 
 
 def migrate(database_url: str, var_dir: Path) -> None:
@@ -143,7 +148,9 @@ class Server:
             "DRAUGHTS_PORT": str(self.draughts_port),
             "DATABASE_URL": database_url,
             "TAB_VAR_DIR": str(workdir),
-            "SECRET_KEY": "live-test-secret-key",
+            # One key per database: credentials a server remembers in the shared Redis are keyed with it, so those of
+            # another test's database (and its user ids) are never found here, whenever they were written.
+            "SECRET_KEY": live_secret_key(database_url),
             # The password hash is not under test here; a cheap one keeps the tests quick.
             "PASSWORD_HASHERS": "django.contrib.auth.hashers.MD5PasswordHasher",
             # Nor is the hashing budget of an address (tests/test_limits.py checks it): every client here is local.
@@ -231,7 +238,7 @@ class Gunicorn:
             "DJANGO_SETTINGS_MODULE": "tests.settings_lines",
             "DATABASE_URL": database_url,
             "TAB_VAR_DIR": str(workdir),
-            "SECRET_KEY": "live-test-secret-key",
+            "SECRET_KEY": live_secret_key(database_url),
             "PASSWORD_HASHERS": "django.contrib.auth.hashers.MD5PasswordHasher",
             "TAB_HASHES_PER_MINUTE": "0",
             "SAMPLE_LINE_PORT": str(self.line_port),

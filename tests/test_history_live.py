@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from .live import ROOT, Server, next_action
+from .live import ROOT, Server, live_secret_key, next_action
 
 pytestmark = pytest.mark.server
 
@@ -66,7 +66,7 @@ def test_an_admin_ends_a_stuck_game_and_every_stream_is_told(start_server, live_
             **os.environ,
             "DATABASE_URL": database,
             "TAB_VAR_DIR": str(tmp_path),
-            "SECRET_KEY": "live-test-secret-key",
+            "SECRET_KEY": live_secret_key(database),
             "DJANGO_SUPERUSER_PASSWORD": "root-secret",
             # The server under test knows only this hasher (see live.Server).
             "PASSWORD_HASHERS": "django.contrib.auth.hashers.MD5PasswordHasher",
