@@ -79,6 +79,9 @@ class TakeAwayEngine:
             raise IllegalAction(f"not an entry of take-away: {played.kind}")
         return int(played.data["tokens"])
 
+    def remove(self, state: Pile, seat: int) -> Played | None:
+        return None
+
     def outcome(self, state: Pile) -> Outcome | None:
         return None if state.left else Outcome.by_score(state.taken)
 

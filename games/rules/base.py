@@ -152,7 +152,15 @@ class Engine[StateT, ActionT](Protocol):
         ...
 
     def outcome(self, state: StateT) -> Outcome | None:
-        """Return how the game ended on the board, or None while it goes on."""
+        """Return how the game ended on the board, or None while it goes on (or when it ended with every seat
+        removed: `remove`)."""
+        ...
+
+    def remove(self, state: StateT, seat: int) -> Played | None:
+        """Take `seat` out of a game that goes on without it and return what that did, for the log; None in a game
+        that cannot go on without a seat (the platform then ends it). Fish removes a player who errs or runs out of
+        time: its pieces leave the board, it is skipped from then on, ranks after every seat still in, and the turn
+        passes on if it was its own. Once every seat is removed, nobody is on turn and there is no outcome."""
         ...
 
     def copy(self, state: StateT) -> StateT:

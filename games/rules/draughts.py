@@ -338,6 +338,9 @@ class DraughtsEngine:
             raise IllegalAction(f"Not an entry of draughts' log: {played.kind!r}")
         return self.action_from_json({"path": played.data.get("path")})
 
+    def remove(self, state: State, seat: int) -> Played | None:
+        return None  # a game for two ends when a player goes
+
     def outcome(self, state: State) -> Outcome | None:
         winner = state.winner()
         return None if winner is None else Outcome.win(SIDES.index(winner), 2, "no-move")

@@ -480,6 +480,9 @@ class PlakotoEngine:
                 return Move(_point(data, "from"), _point(data, "to"))
         raise IllegalAction(f"Not an entry of Plakoto's log: {played.kind!r}")
 
+    def remove(self, state: State, seat: int) -> Played | None:
+        return None  # a game for two ends when a player goes
+
     def outcome(self, state: State) -> Outcome | None:
         if state.result is None:
             return None

@@ -547,6 +547,9 @@ class TabEngine:
             raise IllegalAction(f"{played.kind} without {missing}") from None
         raise IllegalAction(f"Not an entry of Tâb's log: {played.kind!r}")
 
+    def remove(self, state: State, seat: int) -> Played | None:
+        return None  # a game for two ends when a player goes
+
     def outcome(self, state: State) -> Outcome | None:
         return None if state.winner is None else Outcome.win(SEATS.index(state.winner), len(SEATS))
 
