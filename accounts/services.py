@@ -162,17 +162,19 @@ def user_set_active(*, user_ids: list[int], active: bool) -> int:
 
 
 # The accounts in the seats of games whose players are anonymous (draughts rooms, Plakoto tables taken by a
-# username): seat 0's and seat 1's. Whoever holds a seat's secret plays it; these accounts never log in.
-ANONYMOUS = ("anonymous-white", "anonymous-black")
+# username, Fish tournaments): seat 0's, seat 1's, and so on. Whoever holds a seat's secret plays it; these accounts
+# never log in.
+ANONYMOUS = ("anonymous-white", "anonymous-black", "anonymous-3", "anonymous-4")
 
 
-def anonymous_players() -> tuple[int, int]:
-    """Return the ids of the anonymous accounts of seat 0 and seat 1 (made on first use)."""
+def anonymous_players(count: int = 2) -> tuple[int, ...]:
+    """Return the ids of the anonymous accounts of the first `count` seats (made on first use)."""
     User = get_user_model()
-    found = dict(User.objects.filter(username__in=ANONYMOUS).values_list("username", "pk"))
-    for username in ANONYMOUS:
+    names = ANONYMOUS[:count]
+    found = dict(User.objects.filter(username__in=names).values_list("username", "pk"))
+    for username in names:
         if username not in found:
             found[username] = User.objects.get_or_create(username=username, defaults={"password": make_password(None)})[
                 0
             ].pk
-    return found[ANONYMOUS[0]], found[ANONYMOUS[1]]
+    return tuple(found[username] for username in names)

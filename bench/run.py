@@ -108,6 +108,7 @@ class Server:
         workdir.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
         self.draughts_port = free_port()
+        self.fish_port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = workdir / "server.log"
         self.env = {
@@ -116,6 +117,7 @@ class Server:
             "HOST": "127.0.0.1",
             "PORT": str(self.port),
             "DRAUGHTS_PORT": str(self.draughts_port),
+            "FISH_PORT": str(self.fish_port),
             "TAB_TURN_TIMEOUT": os.environ.get("TAB_TURN_TIMEOUT", TURN_TIMEOUT),
             "PYTHONUNBUFFERED": "1",
             # Thousands of players register, join and stream from this one address: the abuse limits would refuse

@@ -12,7 +12,7 @@ from typing import Any
 
 from .rules import IllegalAction, Outcome, Played, find_engine
 
-PLATFORM_KINDS = frozenset({"create", "start", "leave", "timeout", "end", "draw-offer", "draw-cancel"})
+PLATFORM_KINDS = frozenset({"create", "start", "leave", "timeout", "end", "draw-offer", "draw-cancel", "remove"})
 # Entries that end a game without a move: who left or ran out of time loses; an administrator names the winner.
 FORFEITS = ("leave", "timeout")
 
@@ -40,10 +40,14 @@ def replay(
     for entry in entries:
         if entry["kind"] == "start":
             state = engine.new(len(seats), options, rng)
-        elif state is not None and entry["kind"] not in PLATFORM_KINDS:
+        elif state is not None and (entry["kind"] == "remove" or entry["kind"] not in PLATFORM_KINDS):
             try:
-                action = engine.logged_action(Played(entry["kind"], entry["data"]))
-                engine.apply(state, _seat_of(entry, seats), action, rng)
+                if entry["kind"] == "remove":
+                    if engine.remove(state, _seat_of(entry, seats)) is None:
+                        raise IllegalAction(f"a player of {engine.title} is never removed from a game")
+                else:
+                    action = engine.logged_action(Played(entry["kind"], entry["data"]))
+                    engine.apply(state, _seat_of(entry, seats), action, rng)
             except (IllegalAction, KeyError, TypeError) as error:
                 raise LogError(f"entry {entry['seq']} ({entry['kind']}): {error}") from None
         if state is not None:
@@ -88,6 +92,9 @@ def final_outcome(
             loser = 1 - last["data"]["winner"]
         return None if loser is None else Outcome(forfeit_ranks(len(seats), loser), "ended")
     outcome = find_engine(kind).outcome(last_state)
+    if outcome is None and last["kind"] == "remove":
+        # The last player still in was removed: nobody wins.
+        return None
     if outcome is None:
         raise LogError(f"the log of a finished game ends with {last['kind']!r}, and the game goes on")
     return outcome

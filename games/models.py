@@ -55,8 +55,8 @@ class Game(models.Model):
     # games timed turn by turn (TAB_TURN_TIMEOUT). With clocks, `deadline` is when the clock on turn runs out.
     clock_ms = models.PositiveIntegerField(null=True, blank=True)
     # In games timed turn by turn, the seconds a player on turn has for each action, when the match has its own
-    # (Plakoto's PLAKOTO_TURN_TIMEOUT); else TAB_TURN_TIMEOUT.
-    turn_seconds = models.PositiveIntegerField(null=True, blank=True)
+    # (Plakoto's PLAKOTO_TURN_TIMEOUT, Fish's FISH_TURN_TIMEOUT, which may have decimals); else TAB_TURN_TIMEOUT.
+    turn_seconds = models.FloatField(null=True, blank=True)
     # With clocks, the milliseconds left on each seat's clock when it last stopped, seat 0 first (the running one is
     # read from `deadline`). The seats whose offer of a draw stands (an offer stands until withdrawn; every seat
     # offering ends the game drawn). Both on the game's row, written by the statement that saves an action.
@@ -164,6 +164,9 @@ class GameEvent(models.Model):
         END = "end", "ended by an administrator"
         DRAW_OFFER = "draw-offer", "offered a draw"
         DRAW_CANCEL = "draw-cancel", "withdrew the offer of a draw"
+        # Taken out of a game that goes on without them (`Engine.remove`: Fish), for breaking a rule or running out of
+        # time (data: {"why": "rule" or "timeout"}).
+        REMOVE = "remove", "was removed from the game"
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
     seq = models.PositiveIntegerField()

@@ -31,7 +31,12 @@ RANDOM = secrets.SystemRandom()
 
 
 class GameError(Refusal):
-    """An action the game refuses; str() is the message for the client."""
+    """An action the game refuses; str() is the message for the client, and `rule` the rules' own refusal (the
+    engine's IllegalAction, of the game's own kind) when it was the rules that refused."""
+
+    def __init__(self, message: str, *, rule: IllegalAction | None = None):
+        super().__init__(message)
+        self.rule = rule
 
 
 def _engine(game: Game) -> Engine:
@@ -78,8 +83,13 @@ def _ran_out(game: Game, now: datetime) -> bool:
 
 def _time_out(game: Game, now: datetime) -> None:
     """End a game in play whose deadline has passed: the seat on turn loses (its clock, if it has one, at 0). If
-    nobody had acted, the players abandoned it: it counts for no one."""
+    nobody had acted, the players abandoned it: it counts for no one. In a game that goes on without a seat (Fish),
+    the seat on turn is removed instead, and the next one's turn begins."""
     late = seat_on_turn(game)[0]
+    if late is not None and game.clock_ms is None:
+        engine = _engine(game)
+        if _remove(game, engine, engine.state_from_json(game.state), late, "timeout", now):
+            return
     if game.acted_at is None:
         ending = Game.Ending.ABANDONED
     else:
@@ -209,6 +219,26 @@ def _finish(
     computer = any(is_computer(user_id) for user_id in seats)
     if was_playing and counted and ranks is not None and not computer and game.pool:
         result_record(_result(game, seats, ranks, points))
+
+
+def _remove(game: Game, engine: Engine, state: object, seat: int, why: str, now: datetime) -> bool:
+    """Take `seat` out of a game in play that goes on without it (`Engine.remove`), for `why` ("rule": it broke one;
+    "timeout"); return False, changing nothing, in a game that cannot. When the seat was on turn, the next one's turn
+    begins; the game ends when the rules say, or with no result once every seat is out."""
+    on_turn = engine.to_act(state) == seat
+    played = engine.remove(state, seat)
+    if played is None:
+        return False
+    game.state = engine.state_to_json(state)
+    outcome = engine.outcome(state)
+    if outcome is not None:
+        _finish_on_board(game, outcome, now, state)
+    elif engine.to_act(state) is None:
+        _finish(game, ranks=None, ending=Game.Ending.KICK, now=now, state=state)
+    elif on_turn:
+        game.deadline = _deadline(game, now)
+    _record(game, GameEvent.Kind.REMOVE, _seats(game)[seat], {**played.data, "why": why}, now, state)
+    return True
 
 
 def _finish_on_board(game: Game, outcome: Outcome, now: datetime, state: object) -> None:
@@ -346,12 +376,16 @@ def match_open(
     user_ids: list[int],
     pool: str = "",
     clock_ms: int | None = None,
-    turn_seconds: int | None = None,
+    turn_seconds: float | None = None,
+    seat_count: int | None = None,
 ) -> Game:
-    """Open a match with every seat taken by the users given, seat 0 first, that starts when `match_start` says
-    (a room whose players come by invitation, at their own pace): it waits without a deadline meanwhile."""
+    """Open a match whose players come by invitation, at their own pace: the users given take its first seats, seat 0
+    first, and it waits without a deadline meanwhile. With every seat taken (`seat_count`: as many as users), it
+    starts when `match_start` says; else `match_seat` seats the others, and the last one starts it."""
     now = timezone.now()
-    match = _new_match(kind, options, pool, len(user_ids))
+    if seat_count is not None and not 0 < len(user_ids) <= seat_count:
+        raise ValueError(f"a match for {seat_count} opens with 1 to {seat_count} of its players")
+    match = _new_match(kind, options, pool, seat_count or len(user_ids))
     match.clock_ms, match.turn_seconds = clock_ms, turn_seconds
     with transaction.atomic():
         _record(match, GameEvent.Kind.CREATE, user_ids[0], {}, now)
@@ -368,6 +402,21 @@ def match_start(*, public_id: str, user_id: int) -> Game:
         if game.status != Game.Status.WAITING:
             raise GameError("The game has started already")
         _start(game, user_id, now)
+        return game
+
+
+def match_seat(*, public_id: str, user_id: int) -> Game:
+    """Seat the user in the next free seat of a match opened by `match_open`; the last seat taken starts it."""
+    now = timezone.now()
+    with transaction.atomic():
+        game = _locked_game(public_id)
+        if game.status != Game.Status.WAITING or len(_seats(game)) >= game.seat_count:
+            raise GameError("The game has started already")
+        if user_id in _seats(game):
+            raise GameError("You have a seat in this game already")
+        _take_seat(game, user_id)
+        if len(_seats(game)) == game.seat_count:
+            _start(game, user_id, now)
         return game
 
 
@@ -408,7 +457,7 @@ def game_act(*, public_id: str, user_id: int, action: object, not_your_turn: str
             try:
                 played = engine.apply(state, seat, action, RANDOM)
             except IllegalAction as error:
-                raise GameError(str(error)) from None
+                raise GameError(str(error), rule=error) from None
             if game.clock_ms is None:
                 game.deadline = _deadline(game, now)
             else:
@@ -485,6 +534,32 @@ def game_draw_cancel(*, public_id: str, user_id: int) -> None:
     raise GameError(TIME_UP)
 
 
+def game_remove(*, public_id: str, user_id: int, why: str = "rule") -> None:
+    """Take the user's seat out of a game in play that goes on without it (Fish removes a player who breaks a rule);
+    refused in a game that cannot go on without a seat."""
+    now = timezone.now()
+    with transaction.atomic():
+        game = _locked_game(public_id)
+        seat = _seat_of(game, user_id)
+        if game.status != Game.Status.PLAYING:
+            raise GameError("The game is not in play")
+        engine = _engine(game)
+        if not _remove(game, engine, engine.state_from_json(game.state), seat, why, now):
+            raise GameError(f"A player of {engine.title} cannot be removed from a game that goes on")
+
+
+def game_overdue(*, public_id: str) -> bool:
+    """Time the game out now if its deadline has passed and the sweeper has not come to it yet (what a protocol that
+    refuses late actions asks before one); return whether it did."""
+    now = timezone.now()
+    with transaction.atomic():
+        game = _locked_game(public_id)
+        if game.status != Game.Status.PLAYING or game.deadline is None or game.deadline > now:
+            return False
+        _time_out(game, now)
+        return True
+
+
 def game_expire(*, public_id: str) -> bool:
     """End the game now if its clock on turn has run out (what the sweeper does, for one game, before a reading of its
     clocks is shown); return whether it did."""
@@ -493,6 +568,10 @@ def game_expire(*, public_id: str) -> bool:
         game = _locked_game(public_id)
         return _ran_out(game, now)
 
+
+# The games whose deadlines an outage of ours does not push back: their protocol says that a deadline that passed
+# while the server was down fires as soon as it is back (Fish). A protocol's AppConfig.ready adds its game's kind.
+DEADLINES_KEPT_THROUGH_OUTAGES: set[str] = set()
 
 # How often the sweepers note that they run: a write a second at most, whatever the number of processes.
 SWEEP_MARKED_EVERY = timedelta(seconds=1)
@@ -520,7 +599,7 @@ def outage_bridge(*, now: datetime | None = None) -> timedelta | None:
         # like the end of an outage, and the clocks would never run.
         grace = max(settings.TAB_OUTAGE_GRACE, 2 * (SWEEP_MARKED_EVERY.total_seconds() + settings.TAB_SWEEP_INTERVAL))
         bridged = gap > timedelta(seconds=grace)
-        ahead = Game.objects.filter(deadline__gte=mark_row.swept_at)
+        ahead = Game.objects.filter(deadline__gte=mark_row.swept_at).exclude(kind__in=DEADLINES_KEPT_THROUGH_OUTAGES)
         if bridged:
             ahead.update(deadline=F("deadline") + gap)
         elif gap > CLOCK_OUTAGE:

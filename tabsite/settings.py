@@ -43,6 +43,20 @@ def env_int(name: str, default: int, minimum: int = 0) -> int:
     return number
 
 
+def env_seconds(name: str, default: float) -> float:
+    """Return a duration in seconds: a positive number, decimals allowed."""
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a number of seconds, not {value!r}") from None
+    if not 0 < number < 10**7:
+        raise ImproperlyConfigured(f"{name} must be a positive number of seconds, not {value!r}")
+    return number
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     value = os.environ.get(name)
     if value is None or value.strip() == "":
@@ -119,6 +133,7 @@ INSTALLED_APPS = [
     "protocols.course_api",
     "protocols.draughts",
     "protocols.plakoto",
+    "protocols.fish",
 ]
 
 MIDDLEWARE = [
@@ -380,3 +395,9 @@ DRAUGHTS_TLS_CERT, DRAUGHTS_TLS_KEY = draughts_tls()
 
 # The Plakoto REST API (protocols/plakoto): the seconds a player on turn has for each move before losing.
 PLAKOTO_TURN_TIMEOUT = env_int("PLAKOTO_TURN_TIMEOUT", 300, minimum=1)
+
+# The Fish player protocol (protocols/fish): newline-delimited JSON over plain TCP, on the web site's address, and the
+# seconds a player on turn has to place or move before the server removes it from the game.
+FISH_HOST = os.environ.get("HOST", "127.0.0.1")
+FISH_PORT = env_int("FISH_PORT", 45678, minimum=1)
+FISH_TURN_TIMEOUT = env_seconds("FISH_TURN_TIMEOUT", 60.0)

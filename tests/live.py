@@ -143,9 +143,11 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = workdir / f"server-{self.port}.log"
         self.draughts_port = int(environment.get("DRAUGHTS_PORT") or free_port())
+        self.fish_port = int(environment.get("FISH_PORT") or free_port())
         env = {
             **os.environ,
             "DRAUGHTS_PORT": str(self.draughts_port),
+            "FISH_PORT": str(self.fish_port),
             "DATABASE_URL": database_url,
             "TAB_VAR_DIR": str(workdir),
             # One key per database: credentials a server remembers in the shared Redis are keyed with it, so those of
@@ -232,9 +234,11 @@ class Gunicorn:
         self.home = workdir / "home"
         self.log = workdir / f"gunicorn-{self.line_port}.log"
         self.draughts_port = int(environment.get("DRAUGHTS_PORT") or free_port())
+        self.fish_port = int(environment.get("FISH_PORT") or free_port())
         env = {
             **os.environ,
             "DRAUGHTS_PORT": str(self.draughts_port),
+            "FISH_PORT": str(self.fish_port),
             "DJANGO_SETTINGS_MODULE": "tests.settings_lines",
             "DATABASE_URL": database_url,
             "TAB_VAR_DIR": str(workdir),

@@ -139,6 +139,7 @@ print(json.dumps([defaults, imported, [list(gc.get_threshold()), sys.getswitchin
 """
     env = {**os.environ, "TAB_VAR_DIR": str(tmp_path), "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}
     env["DRAUGHTS_PORT"] = str(free_port())
+    env["FISH_PORT"] = str(free_port())
     env.pop("REDIS_URL", None)
     result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr

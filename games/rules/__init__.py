@@ -8,10 +8,11 @@ from typing import Any
 
 from .base import Engine, IllegalAction, Outcome, Played
 from .draughts import ENGINE as DRAUGHTS
+from .fish import ENGINE as FISH
 from .plakoto import ENGINE as PLAKOTO
 from .tab import ENGINE as TAB
 
-ENGINES: dict[str, Engine[Any, Any]] = {engine.kind: engine for engine in (TAB, DRAUGHTS, PLAKOTO)}
+ENGINES: dict[str, Engine[Any, Any]] = {engine.kind: engine for engine in (TAB, DRAUGHTS, PLAKOTO, FISH)}
 
 
 class UnknownGame(LookupError):

@@ -1,0 +1,283 @@
+"""The Fish tournaments of the player protocol: joins, placements and moves, and what every request reads.
+
+A tournament's game is a match of the platform (games/services.py), opened at its first join with as many seats as
+players, each taken by the next join; the last one starts it. The platform applies the rules through the game's
+engine, times each turn out by its deadlines (FISH_TURN_TIMEOUT: the player on turn is removed) and keeps the log and
+the result. This module adds what the protocol says beyond the rules: tokens, the order in which a request's faults
+are answered, and the removal of a player whose placement or move is refused, in the same transaction as the refusal.
+
+Every change holds the game's row locked (or, before the game exists, the tournament's), so requests on one
+tournament are applied one at a time. The services return refusals that changed something (a removal) instead of
+raising them, so that the change commits; the others are raised.
+"""
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from accounts.nicks import is_computer
+from accounts.services import anonymous_players
+from games import publication, store
+from games.models import Game, GameEvent, Seat
+from games.rules.fish import COLOURS, ENGINE, BadTile, Move, Place, State, board_from_seed
+from games.services import RANDOM, GameError, game_act, game_overdue, game_remove, match_open, match_seat
+
+from .models import Entrant, Tournament
+from .protocol import Fields, FishError
+
+FULL = "the tournament is full: its game has started or is over; join another tournament_id"
+WHY = {
+    "rule": "for a refused placement or move",
+    "timeout": "for not placing or moving within the turn's time",
+}
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def tournament_channel(name: str) -> str:
+    """The publication channel of a tournament's seats being taken (its game's changes are the game's)."""
+    return f"fish-tournament-{hashlib.sha256(name.encode()).hexdigest()[:32]}"
+
+
+def tournament_join(*, name: str, players: int | None, user_id: int | None = None) -> tuple[str, str]:
+    """Add a player to the tournament `name`, made by this first join (for `players`, default 2, with a fresh
+    board); the last seat taken starts its game. Return the player's token (shown only now) and colour. `user_id` is
+    a signed-in player's account (the web page's); protocol clients play as the anonymous account of their seat."""
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update().filter(name=name).first()
+        if tournament is None:
+            tournament = _tournament_create(name, players or 2, user_id)
+            seat = 0
+        else:
+            seat = Entrant.objects.filter(tournament=tournament).count()
+            if seat >= tournament.players:
+                raise FishError("Tournament_Error", FULL)
+            taken = list(Seat.objects.filter(game_id=tournament.game_id).values_list("user", flat=True))
+            user = user_id if user_id is not None and user_id not in taken else anonymous_players(seat + 1)[seat]
+            try:
+                game = match_seat(public_id=tournament.game.public_id, user_id=user)
+            except GameError:
+                raise FishError("Tournament_Error", FULL) from None
+            if game.status == Game.Status.PLAYING:
+                _rank_if_signed_in(game)
+        token = secrets.token_hex(32)
+        Entrant.objects.create(tournament=tournament, seat=seat, token=token_hash(token))
+        publication.announce_on_commit(tournament_channel(name))
+    return token, COLOURS[seat]
+
+
+def _tournament_create(name: str, players: int, user_id: int | None) -> Tournament:
+    seed = secrets.randbelow(2**63)
+    user = user_id if user_id is not None else anonymous_players(1)[0]
+    try:
+        with transaction.atomic():
+            game = match_open(
+                kind=ENGINE.kind,
+                options={"seed": seed},
+                user_ids=[user],
+                seat_count=players,
+                turn_seconds=settings.FISH_TURN_TIMEOUT,
+            )
+            return Tournament.objects.create(name=name, players=players, seed=seed, game=game)
+    except IntegrityError:
+        # Made meanwhile by a join in another process: this join is its next.
+        raise FishError("Tournament_Error", "the tournament was being made by another join; join again") from None
+
+
+def _rank_if_signed_in(game: Game) -> None:
+    """Count a game for the rankings when every seat is a person's own account (joined from the web page)."""
+    from accounts.services import ANONYMOUS
+
+    names = dict(
+        Seat.objects.filter(game=game).values_list("user_id", "user__username"),
+    )
+    if all(name not in ANONYMOUS and not is_computer(user) for user, name in names.items()):
+        Game.objects.filter(pk=game.pk).update(pool="web")
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What a request's token names: its tournament, its seat, the game and where it stands."""
+
+    tournament: str
+    seat: int
+    players: int
+    seed: int
+    public_id: str
+    status: str
+    state: State | None  # None until the game starts
+    joined: int  # how many players have joined
+
+    def board(self) -> list[list[int]]:
+        return self.state.board if self.state is not None else board_from_seed(self.seed)
+
+    def is_running(self) -> bool:
+        return self.status == Game.Status.PLAYING and self.state is not None
+
+    def turn(self) -> int | None:
+        return self.state.turn if self.is_running() and self.state is not None else None
+
+
+_READ_COLUMNS = (
+    "seat",
+    "tournament__name",
+    "tournament__players",
+    "tournament__seed",
+    "tournament__game__public_id",
+    "tournament__game__status",
+    "tournament__game__state",
+    "tournament__game_id",
+)
+
+
+def reading(token: str) -> Reading:
+    """Return what the token names, or raise Incorrect_Token (never issued, or its player was removed)."""
+    row = Entrant.objects.filter(token=token_hash(token)).values_list(*_READ_COLUMNS).first()
+    if row is None:
+        raise FishError("Incorrect_Token", "this user_token was not issued by this server")
+    seat, name, players, seed, public_id, status, state_json, game_id = row
+    state = ENGINE.state_from_json(state_json) if state_json else None
+    joined = players if state is not None else Entrant.objects.filter(tournament__name=name).count()
+    found = Reading(name, seat, players, seed, public_id, status, state, joined)
+    if state is not None and state.removed[seat]:
+        raise _removed(game_id, seat)
+    return found
+
+
+def _removed(game_id: int, seat: int) -> FishError:
+    user = Seat.objects.filter(game_id=game_id, index=seat).values_list("user", flat=True).first()
+    data = (
+        GameEvent.objects.filter(game_id=game_id, kind=GameEvent.Kind.REMOVE, player_id=user)
+        .values_list("data", flat=True)
+        .last()
+    )
+    why = WHY.get((data or {}).get("why", ""), "")
+    return FishError(
+        "Incorrect_Token", f"{COLOURS[seat]} was removed from the game {why}".rstrip() + "; this token plays no more"
+    )
+
+
+def state_json(reading: Reading) -> dict[str, Any]:
+    """Return the protocol's STATE: every player who has joined, in join order, and the board."""
+    if reading.state is None:
+        players = [{"color": COLOURS[seat], "score": 0, "places": []} for seat in range(reading.joined)]
+        return {"players": players, "board": reading.board()}
+    full = reading.state.to_json()
+    return {"players": full["players"], "board": full["board"]}
+
+
+def _action(kind: str, values: tuple[int, ...]) -> Place | Move:
+    if kind == "place":
+        return Place(values[0], values[1])
+    return Move((values[0], values[1]), (values[2], values[3]))
+
+
+def penguin_act(*, token: str, kind: str, fields: Fields) -> dict[str, Any] | FishError:
+    """Place (`kind` "place") or move a penguin; return the state after it, or the refusal, which removes the sender
+    when its game is running. The checks come in the protocol's order: the token, the fields' types, the game's
+    phase and turn, the tiles, the rest of the rules. Refusals are returned, not raised: what a refusal changed (a
+    removal) commits with it."""
+    with transaction.atomic():
+        try:
+            return _penguin_act(token, kind, fields)
+        except FishError as error:
+            return error
+
+
+def _penguin_act(token: str, kind: str, fields: Fields) -> dict[str, Any]:
+    found = reading(token)
+    # A turn whose time is up is over, whether or not the sweeper has come to it yet: its player is out.
+    if found.is_running():
+        game_overdue(public_id=found.public_id)
+    game = store.game_locked(found.public_id)
+    assert game is not None
+    found = _fresh(found, game)
+    running = found.is_running()
+    try:
+        if fields.error is not None:
+            raise fields.error
+        if not running:
+            over = game.status == Game.Status.FINISHED
+            raise FishError("Invalid_Action", "the game is over" if over else "the game has not started yet")
+        action = _action(kind, fields.values)
+        turn = found.turn()
+        not_yours = f"it is {COLOURS[turn]}'s turn, not {COLOURS[found.seat]}'s" if turn is not None else ""
+        try:
+            game_act(
+                public_id=found.public_id,
+                user_id=game.seat_user_ids[found.seat],
+                action=action,
+                not_your_turn=not_yours,
+            )
+        except GameError as error:
+            error_type = "Invalid_Coordinate" if isinstance(error.rule, BadTile) else "Invalid_Action"
+            raise FishError(error_type, str(error)) from None
+    except FishError as error:
+        if not running:
+            raise
+        game_remove(public_id=found.public_id, user_id=game.seat_user_ids[found.seat], why="rule")
+        raise FishError(error.error_type, f"{error}; {COLOURS[found.seat]} is removed from the game") from None
+    assert found.state is not None
+    after = found.state.copy()
+    ENGINE.apply(after, found.seat, action, RANDOM)
+    return {"players": after.to_json()["players"], "board": after.board}
+
+
+def _fresh(found: Reading, game: Game) -> Reading:
+    """Return the reading of the game as locked now (a request may have changed it since the first read)."""
+    state = ENGINE.state_from_json(game.state) if game.state else None
+    if state is not None and state.removed[found.seat]:
+        raise _removed(game.pk, found.seat)
+    joined = found.players if state is not None else found.joined
+    return Reading(found.tournament, found.seat, found.players, found.seed, found.public_id, game.status, state, joined)
+
+
+def check(found: Reading, kind: str, fields: Fields) -> bool:
+    """Return whether the placement or move would be made now (the same checks as `penguin_act`, changing nothing)."""
+    if not found.is_running() or found.turn() != found.seat:
+        return False
+    assert found.state is not None
+    values = fields.values
+    if kind == "place":
+        return found.state.is_legal_placement(found.seat, values[0], values[1])
+    return found.state.is_legal_move(found.seat, (values[0], values[1]), (values[2], values[3]))
+
+
+def moves_json(moves: list[Move]) -> list[dict[str, Any]]:
+    return [
+        {"start": {"row": move.start[0], "col": move.start[1]}, "end": {"row": move.end[0], "col": move.end[1]}}
+        for move in moves
+    ]
+
+
+def moves_for_color(found: Reading, color: str) -> list[dict[str, Any]]:
+    if color not in COLOURS[: found.players]:
+        raise FishError(
+            "Unknown_Color", f"{color[:20]!r} is not a colour of this game ({', '.join(COLOURS[: found.players])})"
+        )
+    seat = COLOURS.index(color)
+    if found.state is None or found.state.removed[seat]:
+        return []
+    return moves_json(found.state.moves_of(seat))
+
+
+def moves_for_location(found: Reading, row: int, col: int) -> list[dict[str, Any]]:
+    state = found.state if found.state is not None else State.new(found.board(), found.players)
+    try:
+        state.check_tile(row, col)
+    except BadTile as error:
+        raise FishError("Invalid_Coordinate", str(error)) from None
+    return moves_json(state.moves_from(row, col))
+
+
+def game_over(found: Reading) -> dict[str, Any]:
+    if found.status != Game.Status.FINISHED:
+        return {"is_game_over": False, "winners": []}
+    ranks = Seat.objects.filter(game__public_id=found.public_id).order_by("index").values_list("rank", flat=True)
+    return {"is_game_over": True, "winners": [COLOURS[seat] for seat, rank in enumerate(ranks) if rank == 1]}
