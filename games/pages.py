@@ -4,8 +4,10 @@ The list is every game's; a game's own page is its kind's template, `games/<kind
 and replays the log with the browser's rules engine), or the plain `games/game.html` for a game without one.
 """
 
+import random
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -20,7 +22,7 @@ from rankings.selectors import player_by_nick
 
 from . import selectors
 from .models import Game
-from .rules import ENGINES
+from .rules import ENGINES, find_engine
 
 GAMES_PER_PAGE = 50
 
@@ -61,7 +63,14 @@ def play(request: HttpRequest, kind: str) -> HttpResponse:
         raise Http404("This game is played through its protocol only, for now")
     # The ports of the line servers, for the pages that tell how to connect a client of one.
     ports = {server.name: server.port for server in lineservers.registered()}
-    return HttpResponse(template.render({"kind": kind, "ports": ports, "section": "play"}, request))
+    context = {
+        "kind": kind,
+        "ports": ports,
+        "host": request.get_host().rsplit(":", 1)[0],
+        "fish_turn_timeout": settings.FISH_TURN_TIMEOUT,
+        "section": "play",
+    }
+    return HttpResponse(template.render(context, request))
 
 
 def _play_page(kind: str):
@@ -90,10 +99,13 @@ def _replay_data(game: Game, log: list) -> dict:
     """Return what a replay needs: the game's options, who sits where, the winner's seat and the log from the start
     on, each entry with the seat that made it."""
     seats = game.seat_user_ids
+    engine = find_engine(game.kind)
     return {
         "game": game.public_id,
         "kind": game.kind,
         "options": game.options,
+        # The position the log starts from, as the engine stores it (Fish: the board its seed deals).
+        "start": engine.state_to_json(engine.new(len(seats), game.options, random.Random(0))),
         **game.options,
         "players": [user.username for user in game.players],
         "winner": seats.index(game.winner_id) if game.winner_id in seats else None,

@@ -1,10 +1,14 @@
 from django.apps import AppConfig
 
+from core.transports import WebMount
+
 
 class FishConfig(AppConfig):
     name = "protocols.fish"
     label = "fish"
     verbose_name = "Fish tournaments"
+    # The page's transport (the player protocol itself has its own TCP server).
+    web_mounts = (WebMount("tables/fish/", "protocols.fish.urls", cross_origin=False),)
 
     def ready(self) -> None:
         from django.conf import settings

@@ -281,3 +281,80 @@ def game_over(found: Reading) -> dict[str, Any]:
         return {"is_game_over": False, "winners": []}
     ranks = Seat.objects.filter(game__public_id=found.public_id).order_by("index").values_list("rank", flat=True)
     return {"is_game_over": True, "winners": [COLOURS[seat] for seat, rank in enumerate(ranks) if rank == 1]}
+
+
+# --- What the page shows ---------------------------------------------------------------------------------------------
+
+
+def _player_name(username: str) -> str:
+    from accounts.services import ANONYMOUS
+
+    return "a protocol client" if username in ANONYMOUS else username
+
+
+def tournament_view(name: str) -> dict[str, Any] | None:
+    """Return a tournament as its page shows it to players and spectators (no token needed: nothing here is secret),
+    or None if there is none of that name."""
+    row = (
+        Tournament.objects.filter(name=name)
+        .values_list("players", "seed", "game_id", "game__public_id", "game__status", "game__state", "game__deadline")
+        .first()
+    )
+    if row is None:
+        return None
+    players, seed, game_id, public_id, status, state_json, deadline = row
+    state = ENGINE.state_from_json(state_json) if state_json else None
+    seated = Seat.objects.filter(game_id=game_id).order_by("index")
+    names = list(seated.values_list("user_id", "user__username", "rank"))
+    removals = dict(
+        GameEvent.objects.filter(game_id=game_id, kind=GameEvent.Kind.REMOVE).values_list("player__username", "data")
+    )
+    board = state.board if state is not None else board_from_seed(seed)
+    seats = []
+    for seat in range(players):
+        joined = seat < len(names)
+        username = names[seat][1] if joined else ""
+        removed = state is not None and state.removed[seat]
+        seats.append(
+            {
+                "color": COLOURS[seat],
+                "joined": joined,
+                "name": _player_name(username) if joined else "",
+                "computer": joined and is_computer(names[seat][0]),
+                "score": state.scores[seat] if state is not None else 0,
+                "places": [{"row": r, "col": c} for r, c in state.penguins[seat]] if state is not None else [],
+                "removed": removed,
+                "why": WHY.get((removals.get(username) or {}).get("why", ""), "") if removed else "",
+            }
+        )
+    finished = status == Game.Status.FINISHED
+    return {
+        "tournament": name,
+        "game": public_id,
+        "status": status,
+        "phase": state.phase if state is not None else "waiting",
+        "turn": COLOURS[state.turn] if state is not None and state.turn is not None and not finished else None,
+        "deadline": deadline.isoformat() if deadline is not None and not finished else None,
+        "turn_seconds": settings.FISH_TURN_TIMEOUT,
+        "players": seats,
+        "board": board,
+        "winners": [COLOURS[seat] for seat, (_, _, rank) in enumerate(names) if rank == 1] if finished else [],
+    }
+
+
+def seat_computer(*, name: str, level: int) -> str:
+    """Seat a computer player in the tournament's next free seat (the one of `level`, or of another level when that
+    one plays here already); return its colour. It plays through the services, within the turn's time."""
+    from games.bots import LEVELS
+    from games.bots.runner import computer_user
+
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update().filter(name=name).first()
+        if tournament is None:
+            raise FishError("Tournament_Error", "there is no tournament of that name: join it first")
+        taken = set(Seat.objects.filter(game_id=tournament.game_id).values_list("user", flat=True))
+        for choice in (level, *LEVELS):
+            computer = computer_user(choice)
+            if computer.pk not in taken:
+                return tournament_join(name=name, players=None, user_id=computer.pk)[1]
+        raise FishError("Tournament_Error", "every computer player plays in this tournament already")

@@ -1,0 +1,33 @@
+// A finished Fish game's replay: its log (every placement, move and removal) applied step by step with the browser's
+// rules, from the board its seed dealt.
+
+import { COLOURS, State } from "../rules/fish.js";
+import { stepThrough } from "../stepper.js";
+import { FishBoard } from "./board.js";
+
+const $ = (id) => document.getElementById(id);
+const replay = JSON.parse($("replay-data").textContent);
+const label = (seat) => COLOURS[seat][0].toUpperCase() + COLOURS[seat].slice(1);
+const state = State.fromJSON(replay.start);
+const view = (sunk = null) => {
+  const { board, players } = state.toJSON();
+  return { board, players, sunk };
+};
+const steps = [{ view: view(), caption: "The ice, before the first penguin." }];
+for (const entry of replay.log) {
+  if (entry.seat === null) continue;
+  if (entry.kind === "place") {
+    state.place(entry.seat, entry.data.row, entry.data.col);
+    steps.push({ view: view(), caption: `${label(entry.seat)} places a penguin on row ${entry.data.row}, column ${entry.data.col}.` });
+  } else if (entry.kind === "move") {
+    const { start, end } = entry.data;
+    const fish = state.move(entry.seat, [start.row, start.col], [end.row, end.col]);
+    steps.push({ view: view([start.row, start.col]), caption: `${label(entry.seat)} moves to row ${end.row}, column ${end.col}: ${fish} fish.` });
+  } else if (entry.kind === "remove") {
+    state.remove(entry.seat);
+    const why = entry.data.why === "timeout" ? "out of time" : "for a refused action";
+    steps.push({ view: view(), caption: `${label(entry.seat)} is removed, ${why}.` });
+  }
+}
+const board = new FishBoard($("board"));
+stepThrough(steps, (step) => board.show(step.view));
