@@ -409,3 +409,26 @@ def test_many_connections_and_a_silent_one_does_not_delay_the_others(server, cli
     for each in others:
         assert each.ask("join_tournament", tournament_id=tournament())["color"] == "red"
     silent.close()
+
+
+@pytest.mark.parametrize(
+    "environment, named",
+    [
+        ({"FISH_TURN_TIMEOUT": "0"}, "FISH_TURN_TIMEOUT"),
+        ({"FISH_TURN_TIMEOUT": "-3"}, "FISH_TURN_TIMEOUT"),
+        ({"FISH_TURN_TIMEOUT": "a minute"}, "FISH_TURN_TIMEOUT"),
+        ({"FISH_TURN_TIMEOUT": "nan"}, "FISH_TURN_TIMEOUT"),
+        ({"FISH_PORT": "port"}, "FISH_PORT"),
+    ],
+)
+def test_a_bad_setting_stops_the_server_with_a_message_naming_it(tmp_path, environment, named):
+    from .test_draughts_server import manage_check
+
+    result = manage_check(tmp_path, **environment)
+    assert result.returncode != 0 and named in result.stderr, result.stderr[-2000:]
+
+
+def test_a_turn_timeout_may_have_decimals(tmp_path):
+    from .test_draughts_server import manage_check
+
+    assert manage_check(tmp_path, FISH_TURN_TIMEOUT="2.5").returncode == 0
