@@ -226,7 +226,10 @@ def _remove(game: Game, engine: Engine, state: object, seat: int, why: str, now:
     "timeout"); return False, changing nothing, in a game that cannot. When the seat was on turn, the next one's turn
     begins; the game ends when the rules say, or with no result once every seat is out."""
     on_turn = engine.to_act(state) == seat
-    played = engine.remove(state, seat)
+    try:
+        played = engine.remove(state, seat)
+    except IllegalAction as error:  # removed already
+        raise GameError(str(error), rule=error) from None
     if played is None:
         return False
     game.state = engine.state_to_json(state)

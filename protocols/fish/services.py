@@ -14,17 +14,19 @@ raising them, so that the change commits; the others are raised.
 import hashlib
 import secrets
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from accounts.nicks import is_computer
 from accounts.services import anonymous_players
 from games import publication, store
 from games.models import Game, GameEvent, Seat
 from games.rules.fish import COLOURS, ENGINE, BadTile, Move, Place, State, board_from_seed
-from games.services import RANDOM, GameError, game_act, game_overdue, game_remove, match_open, match_seat
+from games.services import GameError, game_act, game_overdue, game_remove, match_open, match_seat
 
 from .models import Entrant, Tournament
 from .protocol import Fields, FishError
@@ -113,6 +115,7 @@ class Reading:
     status: str
     state: State | None  # None until the game starts
     joined: int  # how many players have joined
+    deadline: datetime | None  # when the turn on ends
 
     def board(self) -> list[list[int]]:
         return self.state.board if self.state is not None else board_from_seed(self.seed)
@@ -133,6 +136,7 @@ _READ_COLUMNS = (
     "tournament__game__status",
     "tournament__game__state",
     "tournament__game_id",
+    "tournament__game__deadline",
 )
 
 
@@ -141,10 +145,10 @@ def reading(token: str) -> Reading:
     row = Entrant.objects.filter(token=token_hash(token)).values_list(*_READ_COLUMNS).first()
     if row is None:
         raise FishError("Incorrect_Token", "this user_token was not issued by this server")
-    seat, name, players, seed, public_id, status, state_json, game_id = row
+    seat, name, players, seed, public_id, status, state_json, game_id, deadline = row
     state = ENGINE.state_from_json(state_json) if state_json else None
     joined = players if state is not None else Entrant.objects.filter(tournament__name=name).count()
-    found = Reading(name, seat, players, seed, public_id, status, state, joined)
+    found = Reading(name, seat, players, seed, public_id, status, state, joined, deadline)
     if state is not None and state.removed[seat]:
         raise _removed(game_id, seat)
     return found
@@ -193,49 +197,36 @@ def penguin_act(*, token: str, kind: str, fields: Fields) -> dict[str, Any] | Fi
 def _penguin_act(token: str, kind: str, fields: Fields) -> dict[str, Any]:
     found = reading(token)
     # A turn whose time is up is over, whether or not the sweeper has come to it yet: its player is out.
-    if found.is_running():
+    if found.is_running() and found.deadline is not None and found.deadline <= timezone.now():
         game_overdue(public_id=found.public_id)
-    game = store.game_locked(found.public_id)
-    assert game is not None
-    found = _fresh(found, game)
+        found = reading(token)
     running = found.is_running()
+    user = store.seated(found.public_id)[found.seat] if running else None
     try:
         if fields.error is not None:
             raise fields.error
         if not running:
-            over = game.status == Game.Status.FINISHED
+            over = found.status == Game.Status.FINISHED
             raise FishError("Invalid_Action", "the game is over" if over else "the game has not started yet")
-        action = _action(kind, fields.values)
         turn = found.turn()
         not_yours = f"it is {COLOURS[turn]}'s turn, not {COLOURS[found.seat]}'s" if turn is not None else ""
         try:
-            game_act(
-                public_id=found.public_id,
-                user_id=game.seat_user_ids[found.seat],
-                action=action,
-                not_your_turn=not_yours,
-            )
+            action = _action(kind, fields.values)
+            game_act(public_id=found.public_id, user_id=user, action=action, not_your_turn=not_yours)
         except GameError as error:
             error_type = "Invalid_Coordinate" if isinstance(error.rule, BadTile) else "Invalid_Action"
             raise FishError(error_type, str(error)) from None
     except FishError as error:
         if not running:
             raise
-        game_remove(public_id=found.public_id, user_id=game.seat_user_ids[found.seat], why="rule")
+        try:
+            game_remove(public_id=found.public_id, user_id=user, why="rule")
+        except GameError:
+            raise error from None  # the game changed meanwhile (it ended, or the player was removed already)
         raise FishError(error.error_type, f"{error}; {COLOURS[found.seat]} is removed from the game") from None
-    assert found.state is not None
-    after = found.state.copy()
-    ENGINE.apply(after, found.seat, action, RANDOM)
-    return {"players": after.to_json()["players"], "board": after.board}
-
-
-def _fresh(found: Reading, game: Game) -> Reading:
-    """Return the reading of the game as locked now (a request may have changed it since the first read)."""
-    state = ENGINE.state_from_json(game.state) if game.state else None
-    if state is not None and state.removed[found.seat]:
-        raise _removed(game.pk, found.seat)
-    joined = found.players if state is not None else found.joined
-    return Reading(found.tournament, found.seat, found.players, found.seed, found.public_id, game.status, state, joined)
+    game = store.game_locked(found.public_id)
+    assert game is not None and game.state is not None
+    return {"players": game.state["players"], "board": game.state["board"]}
 
 
 def check(found: Reading, kind: str, fields: Fields) -> bool:
