@@ -8,6 +8,7 @@
     python bench/run.py --deadlines     # 10,000 turn deadlines: the sweeper's idle cost and how late they fire
     python bench/run.py --draughts      # 1,000 draughts rooms over TLS, 2,000 commands/s; 10,000 rooms' clocks
     python bench/run.py --plakoto       # 1,000 Plakoto tables: moves and status polls through the REST API
+    python bench/run.py --fish          # 1,000 Fish tournaments (about 3,000 TCP connections), 2,000 requests/s
 
 Each scenario gets a fresh server (gunicorn -c tabsite/gunicorn.conf.py tabsite.asgi:application, uvicorn
 workers, WEB_CONCURRENCY as given) on a free loopback port, with TAB_VAR_DIR=var/bench/<timestamp>/<scenario>/, so
@@ -47,6 +48,8 @@ LOAD = ROOT / "bench" / "load.py"
 BIN = Path(sys.executable).parent
 FAST_HASHER = "django.contrib.auth.hashers.MD5PasswordHasher"
 TURN_TIMEOUT = "3600"
+# The Fish server's turn timeout during its scenario: nobody is removed for time while the others are set up.
+FISH_TURN_TIMEOUT = "600"
 # All the players come from 127.0.0.1: the limits per address are lifted; the limits per nick stay on, as in
 # production (one stream per player, no wrong password: they cost their checks, and refuse nothing).
 LIMITS = ("TAB_REGISTER_PER_MINUTE", "TAB_JOIN_PER_MINUTE", "TAB_HASHES_PER_MINUTE")
@@ -476,6 +479,88 @@ def plakoto_scenario(run_dir: Path, args: argparse.Namespace, duration: float) -
     return [f"### {label}\n\n" + "\n".join(rows)]
 
 
+def fish_scenario(run_dir: Path, args: argparse.Namespace) -> list[str]:
+    """Fish tournaments of 2–4 players on the TCP protocol, every player's connection held; requests offered open
+    loop, a third of them placements and moves, the rest polls."""
+    tournaments, rate, duration = args.fish_tournaments, args.fish_rate, args.fish_duration
+    say(f"scenario fish: {tournaments:,} tournaments, {rate:g} requests/s for {duration:g} s")
+    busy = wait_quiet(args.wait_quiet)
+    server = Server(run_dir / "fish", fast_hasher=True)
+    server.env["FISH_TURN_TIMEOUT"] = os.environ.get("FISH_TURN_TIMEOUT", FISH_TURN_TIMEOUT)
+    server.start()
+    try:
+        arguments = ["--port", str(server.fish_port), "--tournaments", str(tournaments), "--rate", f"{rate:g}"]
+        figures = run_script("fish_load.py", server, [*arguments, "--duration", f"{duration:g}"], run_dir)
+        exited = server.process.poll() if server.process is not None else None
+    finally:
+        server.stop()
+    server_log = server.log.read_text(errors="replace")
+    tracebacks = server_log.count("Traceback (most recent call last)")
+    mix = ", ".join(f"{count:,} of {players}" for players, count in figures["players_mix"].items())
+    by_type = ", ".join(f"{name} {count:,}" for name, count in sorted(figures["errors_by_type"].items()))
+    quantiles = ("p50", "p90", "p99", "max")
+    rows = ["| measure | value |", "|---|---|"]
+    rows.append(
+        f"| tournaments (players each) / TCP connections held | {figures['tournaments']:,} ({mix}) / "
+        f"{figures['connections']:,} |"
+    )
+    rows.append(
+        f"| setup: connections opened / every player joined | {figures['connect_s']:.1f} s / "
+        f"{figures['join_s']:.1f} s |"
+    )
+    rows.append(
+        f"| server memory: before → connections open (idle) → every player joined | {figures['rss_before_mib']:.0f} → "
+        f"{figures['rss_open_mib']:.0f} → {figures['rss_joined_mib']:.0f} MiB "
+        f"({figures['server_processes']} processes) |"
+    )
+    rows.append(
+        f"| server memory per held connection (joined; idle) | **{figures['rss_per_connection_kib']:.1f} KiB** "
+        f"({figures['rss_per_connection_idle_kib']:.1f} KiB) |"
+    )
+    rows.append(
+        f"| offered (open loop) | {figures['offered']:,} requests, {figures['offered_per_s']:.0f}/s: "
+        f"{figures['actions_offered']:,} actions ({figures['actions_unsent']:,} not sent: no tournament free), "
+        f"{figures['polls_offered']:,} polls |"
+    )
+    rows.append(
+        f"| answered | {figures['answered']:,}: **{figures['achieved_per_s']:.0f}/s** "
+        f"({figures['actions_per_s']:.0f} actions/s, {figures['polls_per_s']:.0f} polls/s; "
+        f"{figures['pipelined']:,} pipelined behind another request) |"
+    )
+    rows.append(f"| errors | **{figures['errors']}**" + (f" ({by_type})" if by_type else "") + " |")
+    rows.append(
+        f"| place/move: from its scheduled time to its answer, p50 / p90 / p99 / max (ms) | "
+        f"**{ms(figures['action_ms'], *quantiles)}** |"
+    )
+    rows.append(f"| polls, the same (ms) | **{ms(figures['poll_ms'], *quantiles)}** |")
+    for name, summary in figures["by_action_ms"].items():
+        rows.append(f"| `{name}` ({summary['n']:,}), p50 / p90 / p99 / max (ms) | {ms(summary, *quantiles)} |")
+    rows.append(
+        f"| games over and replaced by a fresh tournament | {figures['games_over']:,} "
+        f"(joins p50 / p99 {ms(figures['replace_ms'], 'p50', 'p99')} ms) |"
+    )
+    rows.append(
+        f"| turn tracked by the client vs. `check_turn` | {figures['tracking_mismatches']} mismatches "
+        f"in {figures['turns_checked']:,} |"
+    )
+    rows.append(f"| server CPU over the run | {figures['server_cpu_percent']:.0f}% of one core (of {os.cpu_count()}) |")
+    rows.append(
+        f"| load generator CPU / other programs' | {figures['generator_cpu_percent']:.0f}% / "
+        f"{figures['other_cpu_percent']:.0f}% of one core (the generator was at most "
+        f"{figures['generator_late_max_ms']:.0f} ms behind its schedule) |"
+    )
+    rows.append(f"| server memory at the end | {figures['rss_end_mib']:.0f} MiB |")
+    rows.append(f"| tracebacks in the server's log | {tracebacks} |")
+    if exited is not None:
+        rows.append(f"| **the server exited during the run** | exit status {exited}; its log: `{server.log}` |")
+    rows.append(f"| machine busy just before (other programs) | {busy:.0f}% of one core |")
+    label = (
+        f"Fish: {tournaments:,} tournaments ({figures['connections']:,} TCP connections), {rate:g} requests/s "
+        f"offered (a third placements and moves), {duration:g} s"
+    )
+    return [f"### {label}\n\n" + "\n".join(rows)]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--full", action="store_true", help="every scenario, at full length")
@@ -489,6 +574,10 @@ def main() -> int:
     parser.add_argument("--plakoto", action="store_true", help="1,000 Plakoto tables: moves and polls over REST")
     parser.add_argument("--plakoto-moves", type=float, default=1000, help="Plakoto moves/s offered")
     parser.add_argument("--plakoto-polls", type=float, default=2000, help="Plakoto status polls/s offered")
+    parser.add_argument("--fish", action="store_true", help="Fish tournaments over TCP: actions and polls")
+    parser.add_argument("--fish-tournaments", type=int, default=1000, help="Fish tournaments of 2, 3 and 4 players")
+    parser.add_argument("--fish-rate", type=float, default=2000, help="Fish requests/s offered (a third actions)")
+    parser.add_argument("--fish-duration", type=float, default=20, help="seconds of the Fish scenario's schedule")
     parser.add_argument("--duration", type=float, help="seconds of driving per game scenario (30; 60 with --full)")
     parser.add_argument(
         "--rate-1k",
@@ -508,12 +597,12 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "var" / "bench", help="folder of the runs")
     args = parser.parse_args()
 
-    scenarios = ("games_1k", "games_5k", "storm", "ranking", "deadlines", "draughts", "plakoto")
+    scenarios = ("games_1k", "games_5k", "storm", "ranking", "deadlines", "draughts", "plakoto", "fish")
     chosen = {name for name in scenarios if getattr(args, name)}
     if args.full:
         chosen = set(scenarios)
     elif not chosen:
-        chosen = {"games_1k", "storm", "draughts", "plakoto"}
+        chosen = {"games_1k", "storm", "draughts", "plakoto", "fish"}
     duration = args.duration or (60.0 if args.full else 30.0)
     storm_accounts = args.storm_accounts or (10_000 if args.full else 2_000)
     storm_cap = args.storm_cap or (180.0 if args.full else 20.0)
@@ -617,6 +706,8 @@ def main() -> int:
             server = None
         if "plakoto" in chosen:
             sections.extend(plakoto_scenario(run_dir, args, duration))
+        if "fish" in chosen:
+            sections.extend(fish_scenario(run_dir, args))
     except KeyboardInterrupt:
         say("interrupted: stopping the server")
         return 130
