@@ -481,7 +481,10 @@ def _validate(state: State) -> None:
             raise ValueError("not a Fish state: a removed player has no penguin on the board")
         if len(places) > each or (state.phase != PLACEMENT and not state.removed[seat] and len(places) < each):
             raise ValueError(f"not a Fish state: a player has {each} penguins, placed before any moves")
-    free = sum(state.is_free(row, col) for row in range(ROWS) for col in range(COLUMNS))
+    taken = set(tiles)
+    free = sum(
+        fish > 0 and (row, col) not in taken for row, line in enumerate(state.board) for col, fish in enumerate(line)
+    )
     if state.phase == PLACEMENT and free < sum(state.left_to_place(seat) for seat in range(state.players)):
         raise ValueError("not a Fish state: too few free tiles for the penguins left to place")
     if state.phase == OVER:
