@@ -7,8 +7,8 @@ only once the headers are complete. So the process runs a subclass of uvicorn's 
 through gunicorn's `Worker` below or `uvicorn --http core.server:HttpProtocol`). It relies on uvicorn's protocol
 callbacks (`connection_made`, `data_received`, `on_message_begin`, `on_headers_complete`, `on_message_complete`,
 `connection_lost`), its `connections` set and its request cycle's `response_started`; tests/test_server.py fails
-loudly if an upgrade of uvicorn changes them. One timer per connection at a time: the headers' deadline, then the
-body's.
+loudly if an upgrade of uvicorn changes them. One timer per connection: the headers' deadline, then the body's, checked
+when it fires.
 """
 
 import json
@@ -58,11 +58,17 @@ def _answer(status: int, reason: str, message: str, retry_after: int | None = No
 
 
 class HttpProtocol(HttpToolsProtocol):
-    """uvicorn's HTTP/1.1 protocol, with deadlines for each request's headers and body, and a cap on connections."""
+    """uvicorn's HTTP/1.1 protocol, with deadlines for each request's headers and body, and a cap on connections.
 
-    header_timer = None
+    A connection's deadline is a number that each phase of a request sets (or clears, between requests); one timer
+    per connection checks it when it fires, and sets itself again for a deadline that moved on meanwhile. So a request
+    costs no timer of its own: a client on a kept-alive connection sends many in the time one timer runs."""
+
     refused = False
     lingering = 0  # refused connections of the process still open
+    due: float | None = None  # when the phase under way must end (loop time), or None between requests
+    due_message = ""
+    timer = None
 
     def connection_made(self, transport) -> None:
         super().connection_made(transport)
@@ -78,7 +84,7 @@ class HttpProtocol(HttpToolsProtocol):
             HttpProtocol.lingering += 1
             self.loop.call_later(REFUSED_LINGER, self._refused_close)
             return
-        self._arm()
+        self._expect_headers()
 
     def data_received(self, data: bytes) -> None:
         if not self.refused:
@@ -91,45 +97,53 @@ class HttpProtocol(HttpToolsProtocol):
     def on_message_begin(self) -> None:
         super().on_message_begin()
         # The first request's headers are due within the time from the connection; each later one's, from its start.
-        if self.header_timer is None:
-            self._arm()
+        if self.due is None:
+            self._expect_headers()
 
     def on_headers_complete(self) -> None:
-        self._disarm()
         super().on_headers_complete()
-        # The body, if any, is due within its own time (a request without one completes at once, which disarms).
-        self.header_timer = self.loop.call_later(settings.TAB_BODY_TIMEOUT, self._body_too_slow)
+        # The body, if any, is due within its own time (a request without one completes at once, which clears it).
+        self._expect(settings.TAB_BODY_TIMEOUT, f"Request body not received within {settings.TAB_BODY_TIMEOUT} s")
 
     def on_message_complete(self) -> None:
-        self._disarm()
+        self.due = None
         super().on_message_complete()
 
     def connection_lost(self, exc) -> None:
-        self._disarm()
+        self.due = None
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
         super().connection_lost(exc)
 
-    def _arm(self) -> None:
-        self._disarm()
-        self.header_timer = self.loop.call_later(settings.TAB_HEADER_TIMEOUT, self._headers_too_slow)
+    def _expect_headers(self) -> None:
+        timeout = settings.TAB_HEADER_TIMEOUT
+        self._expect(timeout, f"Request headers not received within {timeout} s")
 
-    def _disarm(self) -> None:
-        if self.header_timer is not None:
-            self.header_timer.cancel()
-            self.header_timer = None
+    def _expect(self, seconds: float, message: str) -> None:
+        self.due = self.loop.time() + seconds
+        self.due_message = message
+        if self.timer is None or self.timer.when() > self.due:
+            self._set_timer(self.due)
 
-    def _headers_too_slow(self) -> None:
-        self._too_slow(f"Request headers not received within {settings.TAB_HEADER_TIMEOUT} s")
+    def _set_timer(self, when: float) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+        self.timer = self.loop.call_at(when, self._check)
 
-    def _body_too_slow(self) -> None:
-        self._too_slow(f"Request body not received within {settings.TAB_BODY_TIMEOUT} s")
-
-    def _too_slow(self, message: str) -> None:
-        self.header_timer = None
+    def _check(self) -> None:
+        self.timer = None
+        if self.due is None:
+            return
+        if self.loop.time() < self.due:
+            self._set_timer(self.due)
+            return
+        self.due = None
         if self.transport.is_closing():
             return
         cycle = getattr(self, "cycle", None)
         if cycle is None or not cycle.response_started:
-            self.transport.write(_answer(408, "Request Timeout", message))
+            self.transport.write(_answer(408, "Request Timeout", self.due_message))
         self.transport.close()
 
 

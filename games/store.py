@@ -132,7 +132,8 @@ def game_locked(public_id: str) -> Game | None:
             value = function(value, column, db)
         values.append(value)
     game = Game.from_db(DEFAULT_DB_ALIAS, names, values)
-    seated = _seated.get(public_id)
+    # Remembered only for a game that has started: a start undone by its transaction may have left its seats here.
+    seated = _seated.get(public_id) if game.status != Game.Status.WAITING else None
     if seated is None:
         with db.cursor() as cursor:
             cursor.execute(_seats(db.vendor), [game.pk])

@@ -7,7 +7,10 @@ class Tournament(models.Model):
     """A tournament of the Fish protocol: one game for 2 to 4 players, named by its clients, made at its first join
     with its board's seed; its match (`game`) starts when its last seat is taken."""
 
-    name = models.CharField(max_length=64, unique=True)
+    # The tournament_id as its clients name it (an integer as its decimal text; a NUL, which PostgreSQL cannot store,
+    # shown as U+FFFD), and the SHA-256 of its exact text, by which it is found.
+    name = models.CharField(max_length=65)
+    key = models.CharField(max_length=64, unique=True)
     players = models.PositiveSmallIntegerField()
     # The board is a function of this seed (games/rules/fish.py), so that it is known before the game starts.
     seed = models.BigIntegerField()

@@ -102,7 +102,7 @@ def read(line: bytes) -> Mapping[str, Any] | None:
     if not line.strip():
         return None
     try:
-        request = json.loads(line.decode("utf-8"), parse_int=_integer)
+        request = json.loads(line.decode("utf-8"), parse_int=_integer, parse_constant=_constant)
     except UnicodeDecodeError:
         raise unknown("the line is not UTF-8 text") from None
     except (ValueError, RecursionError):
@@ -117,6 +117,22 @@ def read(line: bytes) -> Mapping[str, Any] | None:
     return request
 
 
+def _constant(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
+
+
+def is_text(value: object) -> bool:
+    """Return whether `value` is a string of Unicode characters (JSON's escapes can make lone surrogates, which are
+    not)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def is_integer(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -128,10 +144,10 @@ def tournament_name(request: Mapping[str, Any]) -> str:
         if abs(value) >= 10**TOURNAMENT_ID_LENGTH:
             raise FishError("Tournament_Error", "tournament_id has more than 64 digits")
         return str(value)
-    if isinstance(value, str) and 1 <= len(value) <= TOURNAMENT_ID_LENGTH:
+    if is_text(value) and 1 <= len(value) <= TOURNAMENT_ID_LENGTH:
         return value
     if isinstance(value, str):
-        raise FishError("Tournament_Error", "tournament_id is a text of 1 to 64 characters")
+        raise FishError("Tournament_Error", "tournament_id is a text of 1 to 64 Unicode characters")
     raise FishError("Tournament_Error", "tournament_id is missing: an integer, or a text of 1 to 64 characters")
 
 
@@ -149,6 +165,8 @@ def token(request: Mapping[str, Any]) -> str:
     value = request.get("user_token")
     if not isinstance(value, str):
         raise FishError("Incorrect_Token", "user_token is missing: the token join_tournament answered with")
+    if not is_text(value):
+        raise FishError("Incorrect_Token", "this user_token was not issued by this server")
     return value
 
 

@@ -99,6 +99,8 @@ async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> 
     while data := await reader.read(READ_SIZE):
         for line in lines.feed(data):
             reply = await handle_line(line)
+            if writer.is_closing():
+                return  # the client went away before its answer
             if reply is not None:
                 writer.write(reply)
         if lines.too_long:

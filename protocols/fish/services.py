@@ -43,6 +43,11 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def tournament_key(name: str) -> str:
+    """Return what a tournament is found by: the SHA-256 of its exact name (any text of 1 to 64 characters)."""
+    return hashlib.sha256(name.encode()).hexdigest()
+
+
 def tournament_channel(name: str) -> str:
     """The publication channel of a tournament's seats being taken (its game's changes are the game's)."""
     return f"fish-tournament-{hashlib.sha256(name.encode()).hexdigest()[:32]}"
@@ -53,7 +58,7 @@ def tournament_join(*, name: str, players: int | None, user_id: int | None = Non
     board); the last seat taken starts its game. Return the player's token (shown only now) and colour. `user_id` is
     a signed-in player's account (the web page's); protocol clients play as the anonymous account of their seat."""
     with transaction.atomic():
-        tournament = Tournament.objects.select_for_update().filter(name=name).first()
+        tournament = Tournament.objects.select_for_update().filter(key=tournament_key(name)).first()
         if tournament is None:
             tournament = _tournament_create(name, players or 2, user_id)
             seat = 0
@@ -87,7 +92,9 @@ def _tournament_create(name: str, players: int, user_id: int | None) -> Tourname
                 seat_count=players,
                 turn_seconds=settings.FISH_TURN_TIMEOUT,
             )
-            return Tournament.objects.create(name=name, players=players, seed=seed, game=game)
+            return Tournament.objects.create(
+                name=name.replace("\x00", "\ufffd"), key=tournament_key(name), players=players, seed=seed, game=game
+            )
     except IntegrityError:
         # Made meanwhile by a join in another process: this join is its next.
         raise FishError("Tournament_Error", "the tournament was being made by another join; join again") from None
@@ -138,6 +145,7 @@ _READ_COLUMNS = (
     "tournament__game__state",
     "tournament__game_id",
     "tournament__game__deadline",
+    "tournament_id",
 )
 
 
@@ -154,9 +162,9 @@ def reading(token: str) -> Reading:
     row = _read_query.first(token_hash(token))
     if row is None:
         raise FishError("Incorrect_Token", "this user_token was not issued by this server")
-    seat, name, players, seed, public_id, status, state_json, game_id, deadline = row
+    seat, name, players, seed, public_id, status, state_json, game_id, deadline, tournament_id = row
     state = ENGINE.state_from_json(state_json) if state_json else None
-    joined = players if state is not None else Entrant.objects.filter(tournament__name=name).count()
+    joined = players if state is not None else Entrant.objects.filter(tournament_id=tournament_id).count()
     found = Reading(name, seat, players, seed, public_id, status, state, joined, deadline)
     if state is not None and state.removed[seat]:
         raise _removed(game_id, seat)
@@ -296,7 +304,7 @@ def tournament_view(name: str) -> dict[str, Any] | None:
     """Return a tournament as its page shows it to players and spectators (no token needed: nothing here is secret),
     or None if there is none of that name."""
     row = (
-        Tournament.objects.filter(name=name)
+        Tournament.objects.filter(key=tournament_key(name))
         .values_list("players", "seed", "game_id", "game__public_id", "game__status", "game__state", "game__deadline")
         .first()
     )
@@ -349,7 +357,7 @@ def seat_computer(*, name: str, level: int) -> str:
     from games.bots.runner import computer_user
 
     with transaction.atomic():
-        tournament = Tournament.objects.select_for_update().filter(name=name).first()
+        tournament = Tournament.objects.select_for_update().filter(key=tournament_key(name)).first()
         if tournament is None:
             raise FishError("Tournament_Error", "there is no tournament of that name: join it first")
         taken = set(Seat.objects.filter(game_id=tournament.game_id).values_list("user", flat=True))
