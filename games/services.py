@@ -9,6 +9,7 @@ game.
 
 import math
 import secrets
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -450,9 +451,17 @@ def game_leave(*, public_id: str, user_id: int) -> None:
         _record(game, GameEvent.Kind.LEAVE, user_id, {}, now)
 
 
-def game_act(*, public_id: str, user_id: int, action: object, not_your_turn: str = "Not your turn to play") -> Played:
-    """Make a player's action in a game in play (a throw, a move, …, in its engine's terms); return what it did.
-    In a game with clocks, the mover's clock stops and the next one's starts."""
+@dataclass(frozen=True, slots=True)
+class Acted:
+    """What an action did (its log entry) and the position it left, as stored (the engine's JSON)."""
+
+    played: Played
+    position: dict
+
+
+def game_act(*, public_id: str, user_id: int, action: object, not_your_turn: str = "Not your turn to play") -> Acted:
+    """Make a player's action in a game in play (a throw, a move, …, in its engine's terms); return what it did and
+    the position it left. In a game with clocks, the mover's clock stops and the next one's starts."""
     now = timezone.now()
     with transaction.atomic():
         game, engine, state, seat = _playing_game(public_id, user_id, not_your_turn=not_your_turn, now=now)
@@ -475,7 +484,7 @@ def game_act(*, public_id: str, user_id: int, action: object, not_your_turn: str
                 _clock_start(game, state, now)
             _record(game, played.kind, user_id, dict(played.data), now, state)
             _automatic(game, engine, state, now)
-            return played
+            return Acted(played, game.state)
     # The clock on turn ran out before the action came: the game ended (committed above), and the action is refused.
     raise GameError(TIME_UP)
 

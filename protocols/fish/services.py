@@ -15,6 +15,7 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 from django.conf import settings
@@ -111,9 +112,10 @@ def _rank_if_signed_in(game: Game) -> None:
         Game.objects.filter(pk=game.pk).update(pool="web")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass
 class Reading:
-    """What a request's token names: its tournament, its seat, the game and where it stands."""
+    """What a request's token names: its tournament, its seat, the game and where it stands (its stored position,
+    read as the rules' state only by the requests that need one)."""
 
     tournament: str
     seat: int
@@ -121,18 +123,26 @@ class Reading:
     seed: int
     public_id: str
     status: str
-    state: State | None  # None until the game starts
+    position: dict[str, Any] | None  # the engine's JSON of the game in play; None until the game starts
     joined: int  # how many players have joined
     deadline: datetime | None  # when the turn on ends
 
+    @cached_property
+    def state(self) -> State | None:
+        return ENGINE.state_from_json(self.position) if self.position is not None else None
+
     def board(self) -> list[list[int]]:
-        return self.state.board if self.state is not None else board_from_seed(self.seed)
+        return self.position["board"] if self.position is not None else board_from_seed(self.seed)
 
     def is_running(self) -> bool:
-        return self.status == Game.Status.PLAYING and self.state is not None
+        return self.status == Game.Status.PLAYING and self.position is not None
 
     def turn(self) -> int | None:
-        return self.state.turn if self.is_running() and self.state is not None else None
+        turn = self.position["turn"] if self.is_running() and self.position is not None else None
+        return None if turn is None else COLOURS.index(turn)
+
+    def removed(self) -> bool:
+        return self.position is not None and COLOURS[self.seat] in self.position["removed"]
 
 
 _READ_COLUMNS = (
@@ -162,11 +172,10 @@ def reading(token: str) -> Reading:
     row = _read_query.first(token_hash(token))
     if row is None:
         raise FishError("Incorrect_Token", "this user_token was not issued by this server")
-    seat, name, players, seed, public_id, status, state_json, game_id, deadline, tournament_id = row
-    state = ENGINE.state_from_json(state_json) if state_json else None
-    joined = players if state is not None else Entrant.objects.filter(tournament_id=tournament_id).count()
-    found = Reading(name, seat, players, seed, public_id, status, state, joined, deadline)
-    if state is not None and state.removed[seat]:
+    seat, name, players, seed, public_id, status, position, game_id, deadline, tournament_id = row
+    joined = players if position else Entrant.objects.filter(tournament_id=tournament_id).count()
+    found = Reading(name, seat, players, seed, public_id, status, position or None, joined, deadline)
+    if found.removed():
         raise _removed(game_id, seat)
     return found
 
@@ -186,11 +195,10 @@ def _removed(game_id: int, seat: int) -> FishError:
 
 def state_json(reading: Reading) -> dict[str, Any]:
     """Return the protocol's STATE: every player who has joined, in join order, and the board."""
-    if reading.state is None:
+    if reading.position is None:
         players = [{"color": COLOURS[seat], "score": 0, "places": []} for seat in range(reading.joined)]
         return {"players": players, "board": reading.board()}
-    full = reading.state.to_json()
-    return {"players": full["players"], "board": full["board"]}
+    return {"players": reading.position["players"], "board": reading.position["board"]}
 
 
 def _action(kind: str, values: tuple[int, ...]) -> Place | Move:
@@ -203,12 +211,11 @@ def penguin_act(*, token: str, kind: str, fields: Fields) -> dict[str, Any] | Fi
     """Place (`kind` "place") or move a penguin; return the state after it, or the refusal, which removes the sender
     when its game is running. The checks come in the protocol's order: the token, the fields' types, the game's
     phase and turn, the tiles, the rest of the rules. Refusals are returned, not raised: what a refusal changed (a
-    removal) commits with it."""
-    with transaction.atomic():
-        try:
-            return _penguin_act(token, kind, fields)
-        except FishError as error:
-            return error
+    removal, a turn timed out) commits with it, each change in its service's own transaction."""
+    try:
+        return _penguin_act(token, kind, fields)
+    except FishError as error:
+        return error
 
 
 def _penguin_act(token: str, kind: str, fields: Fields) -> dict[str, Any]:
@@ -229,7 +236,7 @@ def _penguin_act(token: str, kind: str, fields: Fields) -> dict[str, Any]:
         not_yours = f"it is {COLOURS[turn]}'s turn, not {COLOURS[found.seat]}'s" if turn is not None else ""
         try:
             action = _action(kind, fields.values)
-            game_act(public_id=found.public_id, user_id=user, action=action, not_your_turn=not_yours)
+            acted = game_act(public_id=found.public_id, user_id=user, action=action, not_your_turn=not_yours)
         except GameError as error:
             error_type = "Invalid_Coordinate" if isinstance(error.rule, BadTile) else "Invalid_Action"
             raise FishError(error_type, str(error)) from None
@@ -241,9 +248,7 @@ def _penguin_act(token: str, kind: str, fields: Fields) -> dict[str, Any]:
         except GameError:
             raise error from None  # the game changed meanwhile (it ended, or the player was removed already)
         raise FishError(error.error_type, f"{error}; {COLOURS[found.seat]} is removed from the game") from None
-    game = store.game_locked(found.public_id)
-    assert game is not None and game.state is not None
-    return {"players": game.state["players"], "board": game.state["board"]}
+    return {"players": acted.position["players"], "board": acted.position["board"]}
 
 
 def check(found: Reading, kind: str, fields: Fields) -> bool:
