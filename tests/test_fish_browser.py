@@ -50,6 +50,7 @@ def acted(page: Page, before: str) -> None:
 
 def play_my_turn(page: Page) -> None:
     """Make one placement or move by clicks: a highlighted tile, or one of my penguins and then its first target."""
+    page.wait_for_function("() => !fishPage.busy()", timeout=WAIT_MS)  # the last action's answer has come
     before = page.evaluate("() => JSON.stringify(fishPage.view().players)")
     view = page.evaluate("() => fishPage.view()")
     targets = page.evaluate("() => fishPage.targets()")
@@ -77,13 +78,14 @@ def test_a_game_against_the_computer_by_clicks_seen_by_a_protocol_client(server,
     spectator = new_page(390, 844)
     spectator.goto(f"{server.url}/play/fish/?tournament={name}")
     expect(spectator.locator("#state")).to_contain_text("Red to place", timeout=WAIT_MS)
-    for _ in range(40):
+    for _ in range(120):
         state = page.evaluate("() => fishPage.view()")
         if state["status"] == "finished":
             break
         if state["turn"] == "red":
             play_my_turn(page)
         elif state["turn"] == "white":
+            before = page.evaluate("() => JSON.stringify(fishPage.view().players)")
             shown = tcp.state()
             if state["phase"] == "placement":
                 free = [
@@ -92,13 +94,21 @@ def test_a_game_against_the_computer_by_clicks_seen_by_a_protocol_client(server,
                     for c, fish in enumerate(line)
                     if fish and not any({"row": r, "col": c} in p["places"] for p in shown["players"])
                 ]
-                tcp.place(*free[0])
+                assert "result_state" in tcp.place(*free[0])
             else:
                 move = tcp.ask("get_moves_for_color", color="white")["reachable_locations"][0]
-                tcp.move((move["start"]["row"], move["start"]["col"]), (move["end"]["row"], move["end"]["col"]))
-            page.wait_for_function("() => fishPage.view().turn !== 'white'", timeout=WAIT_MS)
+                start, end = (move["start"]["row"], move["start"]["col"]), (move["end"]["row"], move["end"]["col"])
+                assert "result_state" in tcp.move(start, end)
+            # The page shows white's action (white may be on turn again, when the others cannot move).
+            acted(page, before)
         else:
-            page.wait_for_function("() => fishPage.view().turn !== 'brown'", timeout=WAIT_MS)
+            # The computer's action shows (it may be on turn again, when the others cannot move).
+            before = page.evaluate("() => JSON.stringify(fishPage.view().players)")
+            if page.evaluate("() => fishPage.view().turn") == "brown":
+                page.wait_for_function(
+                    f"() => fishPage.view().turn !== 'brown' || JSON.stringify(fishPage.view().players) !== {before!r}",
+                    timeout=WAIT_MS,
+                )
     # What the page shows is what the protocol answers.
     view = page.evaluate("() => fishPage.view()")
     seen = tcp.state()
@@ -122,7 +132,8 @@ def test_a_tournament_made_over_tcp_is_joined_in_the_browser_and_replayed(server
     # Red errs: it is removed, and the page says so; white plays on alone to the end, by the keyboard's form.
     assert tcp.place(99, 0)["error_type"] == "Invalid_Coordinate"
     expect(page.locator("#seats")).to_contain_text("removed for a refused placement or move", timeout=WAIT_MS)
-    for _ in range(30):
+    # At most 4 placements and a move for each of the 36 tiles of ice.
+    for _ in range(45):
         if page.evaluate("() => fishPage.view().status") == "finished":
             break
         expect(page.locator("#state")).to_contain_text("Your turn (White)", timeout=WAIT_MS)

@@ -23,7 +23,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.nicks import is_computer
-from accounts.services import anonymous_players
+from accounts.services import ANONYMOUS, anonymous_players
 from core.prepared import Prepared
 from games import publication, store
 from games.models import Game, GameEvent, Seat
@@ -51,7 +51,7 @@ def tournament_key(name: str) -> str:
 
 def tournament_channel(name: str) -> str:
     """The publication channel of a tournament's seats being taken (its game's changes are the game's)."""
-    return f"fish-tournament-{hashlib.sha256(name.encode()).hexdigest()[:32]}"
+    return f"fish-tournament-{tournament_key(name)[:32]}"
 
 
 def tournament_join(*, name: str, players: int | None, user_id: int | None = None) -> tuple[str, str]:
@@ -59,11 +59,13 @@ def tournament_join(*, name: str, players: int | None, user_id: int | None = Non
     board); the last seat taken starts its game. Return the player's token (shown only now) and colour. `user_id` is
     a signed-in player's account (the web page's); protocol clients play as the anonymous account of their seat."""
     with transaction.atomic():
-        tournament = Tournament.objects.select_for_update().filter(key=tournament_key(name)).first()
-        if tournament is None:
-            tournament = _tournament_create(name, players or 2, user_id)
+        tournament = _locked(name)
+        if tournament is None and (tournament := _tournament_create(name, players or 2, user_id)) is not None:
             seat = 0
         else:
+            # Made by an earlier join, or meanwhile by one in another process: this join takes its next seat.
+            tournament = tournament or _locked(name)
+            assert tournament is not None
             seat = Entrant.objects.filter(tournament=tournament).count()
             if seat >= tournament.players:
                 raise FishError("Tournament_Error", FULL)
@@ -81,7 +83,13 @@ def tournament_join(*, name: str, players: int | None, user_id: int | None = Non
     return token, COLOURS[seat]
 
 
-def _tournament_create(name: str, players: int, user_id: int | None) -> Tournament:
+def _locked(name: str) -> Tournament | None:
+    locking = Tournament.objects.select_for_update(of=("self",)).select_related("game")
+    return locking.filter(key=tournament_key(name)).first()
+
+
+def _tournament_create(name: str, players: int, user_id: int | None) -> Tournament | None:
+    """Make the tournament with its first player's seat; None if a join in another process made it meanwhile."""
     seed = secrets.randbelow(2**63)
     user = user_id if user_id is not None else anonymous_players(1)[0]
     try:
@@ -97,17 +105,12 @@ def _tournament_create(name: str, players: int, user_id: int | None) -> Tourname
                 name=name.replace("\x00", "\ufffd"), key=tournament_key(name), players=players, seed=seed, game=game
             )
     except IntegrityError:
-        # Made meanwhile by a join in another process: this join is its next.
-        raise FishError("Tournament_Error", "the tournament was being made by another join; join again") from None
+        return None
 
 
 def _rank_if_signed_in(game: Game) -> None:
     """Count a game for the rankings when every seat is a person's own account (joined from the web page)."""
-    from accounts.services import ANONYMOUS
-
-    names = dict(
-        Seat.objects.filter(game=game).values_list("user_id", "user__username"),
-    )
+    names = dict(Seat.objects.filter(game=game).values_list("user_id", "user__username"))
     if all(name not in ANONYMOUS and not is_computer(user) for user, name in names.items()):
         Game.objects.filter(pk=game.pk).update(pool="web")
 
@@ -300,8 +303,6 @@ def game_over(found: Reading) -> dict[str, Any]:
 
 
 def _player_name(username: str) -> str:
-    from accounts.services import ANONYMOUS
-
     return "a protocol client" if username in ANONYMOUS else username
 
 
@@ -362,7 +363,7 @@ def seat_computer(*, name: str, level: int) -> str:
     from games.bots.runner import computer_user
 
     with transaction.atomic():
-        tournament = Tournament.objects.select_for_update().filter(key=tournament_key(name)).first()
+        tournament = _locked(name)
         if tournament is None:
             raise FishError("Tournament_Error", "there is no tournament of that name: join it first")
         taken = set(Seat.objects.filter(game_id=tournament.game_id).values_list("user", flat=True))

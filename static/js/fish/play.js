@@ -86,6 +86,8 @@ async function computer() {
 async function act(request) {
   if (busy) return;
   busy = true;
+  // One action at a time: the next waits for this one's answer (the board may show it before the answer comes).
+  $("play-choice").disabled = true;
   try {
     await ask(request);
     chosen = null;
@@ -93,6 +95,7 @@ async function act(request) {
     say(error.message, true);
   } finally {
     busy = false;
+    $("play-choice").disabled = false;
   }
 }
 
@@ -319,6 +322,7 @@ if (asked && NAME.test(asked)) open(asked);
 // What tests (and curious players) may read of the page: the tournament as shown, and where a tile is drawn.
 window.fishPage = {
   view: () => view,
+  busy: () => busy,
   held: () => held(),
   targets: () => targets(),
   tileCentre: (row, col) => board.centre(row, col),
