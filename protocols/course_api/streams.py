@@ -18,10 +18,11 @@ from collections.abc import AsyncIterator
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db.models import Exists, OuterRef
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 
 from core import limits
 from core.dbthread import in_worker_thread
+from core.sse import event_stream
 from core.text import is_text
 from games.models import Game, Seat
 from games.publication import Subscription
@@ -158,33 +159,13 @@ async def update(request: HttpRequest) -> HttpResponse:
         # The client saw the last message and its EventSource reconnected: 204 tells it to stop.
         return HttpResponse(status=204)
     slot = await sync_to_async(limits.stream_slot, thread_sensitive=False)(nick, limits.current_address.get())
-    return stream_response(game_stream(game.pk, public_id, slot))
+    return event_stream(game_stream(game.pk, public_id, slot))
 
 
 def game_stream(game_pk: int, public_id: str, slot: limits.StreamSlot | None = None) -> AsyncIterator[bytes]:
     """Return a game's stream, for spectators as for players: its current snapshot, then each newer one; a player's
     stream holds one of the nick's slots at its address (`limits.stream_slot`) while it lasts."""
     return _stream(game_pk, public_id, slot or limits.StreamSlot(None))
-
-
-class EventStreamResponse(StreamingHttpResponse):
-    """A Server-Sent Events response: its stream yields bytes ready to send, which the handler takes as they are
-    (StreamingHttpResponse would pass each through two generators of its own, to encode text)."""
-
-    def __init__(self, stream: AsyncIterator[bytes]):
-        super().__init__(stream, content_type="text/event-stream")
-        self.stream = stream
-
-    def __aiter__(self) -> AsyncIterator[bytes]:
-        return aiter(self.stream)
-
-
-def stream_response(stream: AsyncIterator[bytes]) -> StreamingHttpResponse:
-    """Return the Server-Sent Events response of a stream, unbuffered and uncached all the way to the browser."""
-    response = EventStreamResponse(stream)
-    response["Cache-Control"] = "no-cache"
-    response["X-Accel-Buffering"] = "no"
-    return response
 
 
 async def watch(request: HttpRequest, public_id: str) -> HttpResponse:
@@ -197,7 +178,7 @@ async def watch(request: HttpRequest, public_id: str) -> HttpResponse:
     if found is None:
         raise Http404("No such game")
     slot = limits.spectator_slot(found.public_id, limits.current_address.get())
-    return stream_response(game_stream(found.pk, found.public_id, slot))
+    return event_stream(game_stream(found.pk, found.public_id, slot))
 
 
 def _watched(public_id: str) -> Game | None:

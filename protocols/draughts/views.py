@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 from core import limits
 from core.dbthread import in_worker_thread
 from core.errors import Refusal
+from core.sse import event_stream
 from games.bots import LEVELS
 from games.publication import Subscription
 
@@ -174,10 +175,7 @@ async def room_stream(request: HttpRequest, room_id: uuid.UUID) -> StreamingHttp
             subscription.close()
             slot.release()
 
-    response = StreamingHttpResponse(events(), content_type="text/event-stream")
-    response["Cache-Control"] = "no-cache"
-    response["X-Accel-Buffering"] = "no"
-    return response
+    return event_stream(events())
 
 
 @in_worker_thread

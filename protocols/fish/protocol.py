@@ -121,7 +121,7 @@ def _constant(name: str) -> object:
     raise ValueError(f"{name} is not JSON")
 
 
-def is_text(value: object) -> bool:
+def is_unicode(value: object) -> bool:
     """Return whether `value` is a string of Unicode characters (JSON's escapes can make lone surrogates, which are
     not)."""
     if not isinstance(value, str):
@@ -144,7 +144,7 @@ def tournament_name(request: Mapping[str, Any]) -> str:
         if abs(value) >= 10**TOURNAMENT_ID_LENGTH:
             raise FishError("Tournament_Error", "tournament_id has more than 64 digits")
         return str(value)
-    if is_text(value) and 1 <= len(value) <= TOURNAMENT_ID_LENGTH:
+    if is_unicode(value) and 1 <= len(value) <= TOURNAMENT_ID_LENGTH:
         return value
     if isinstance(value, str):
         raise FishError("Tournament_Error", "tournament_id is a text of 1 to 64 Unicode characters")
@@ -165,7 +165,7 @@ def token(request: Mapping[str, Any]) -> str:
     value = request.get("user_token")
     if not isinstance(value, str):
         raise FishError("Incorrect_Token", "user_token is missing: the token join_tournament answered with")
-    if not is_text(value):
+    if not is_unicode(value):
         raise FishError("Incorrect_Token", "this user_token was not issued by this server")
     return value
 

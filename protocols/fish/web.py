@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from core import limits
 from core.dbthread import in_worker_thread
+from core.sse import event_stream
 from games.publication import Subscription
 
 from . import protocol, server, services
@@ -120,10 +121,7 @@ async def stream(request: HttpRequest, name: str) -> StreamingHttpResponse | Jso
             subscription.close()
             slot.release()
 
-    response = StreamingHttpResponse(events(), content_type="text/event-stream")
-    response["Cache-Control"] = "no-cache"
-    response["X-Accel-Buffering"] = "no"
-    return response
+    return event_stream(events())
 
 
 @require_GET

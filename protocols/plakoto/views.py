@@ -24,6 +24,7 @@ from django.views.decorators.http import require_GET
 
 from core import limits
 from core.dbthread import in_database_thread, in_worker_thread
+from core.sse import event_stream
 from games.publication import Subscription
 
 from . import services
@@ -271,10 +272,7 @@ async def table_stream(request: HttpRequest, name: str) -> StreamingHttpResponse
                 subscription.close()
             slot.release()
 
-    response = StreamingHttpResponse(events(), content_type="text/event-stream")
-    response["Cache-Control"] = "no-cache"
-    response["X-Accel-Buffering"] = "no"
-    return response
+    return event_stream(events())
 
 
 @require_GET
