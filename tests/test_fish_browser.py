@@ -125,7 +125,9 @@ def test_a_tournament_made_over_tcp_is_joined_in_the_browser_and_replayed(server
     name = f"tcp-{uuid.uuid4().hex[:8]}"
     tcp = Player(Client(server.fish_port), name, players=2)
     page = new_page()
-    page.goto(f"{server.url}/play/fish/?tournament={name}")
+    # The page lists the tournaments waiting for players: one click opens it.
+    page.goto(f"{server.url}/play/fish/")
+    page.get_by_role("link", name=name).click()
     expect(page.locator("#seats")).to_contain_text("Red: a protocol client", timeout=WAIT_MS)
     page.get_by_role("button", name="Take a seat", exact=True).click()
     expect(page.locator("#state")).to_contain_text("Red to place", timeout=WAIT_MS)

@@ -145,3 +145,16 @@ def test_the_admin_lists_tournaments_and_ends_a_stuck_one(admin_client):
     game = Game.objects.get(pk=tournament.game_id)
     assert game.status == Game.Status.FINISHED and game.ending == Game.Ending.ENDED
     assert admin_client.get(f"/admin/fish/tournament/{tournament.pk}/change/").status_code == 200
+
+
+def test_the_tournaments_waiting_for_players_newest_first(client):
+    join("first", 3)
+    join("first")
+    join("second", 2)
+    join("full", 2)
+    join("full")
+    listed = client.get("/tables/fish/waiting").json()["tournaments"]
+    assert listed == [
+        {"tournament": "second", "players": 2, "joined": 1},
+        {"tournament": "first", "players": 3, "joined": 2},
+    ]

@@ -20,6 +20,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Count
 from django.utils import timezone
 
 from accounts.nicks import is_computer
@@ -372,3 +373,14 @@ def seat_computer(*, name: str, level: int) -> str:
             if computer.pk not in taken:
                 return tournament_join(name=name, players=None, user_id=computer.pk)[1]
         raise FishError("Tournament_Error", "every computer player plays in this tournament already")
+
+
+def tournaments_waiting(limit: int = 20) -> list[dict[str, Any]]:
+    """Return the tournaments that wait for players, newest first: what the page offers to join."""
+    waiting = (
+        Tournament.objects.filter(game__status=Game.Status.WAITING)
+        .annotate(joined=Count("entrants"))
+        .order_by("-created_at")
+        .values_list("name", "players", "joined")[:limit]
+    )
+    return [{"tournament": name, "players": players, "joined": joined} for name, players, joined in waiting]

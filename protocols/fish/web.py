@@ -84,6 +84,12 @@ def _view(name: str) -> dict[str, Any] | None:
 
 
 @require_GET
+def waiting(request: HttpRequest) -> JsonResponse:
+    """GET /tables/fish/waiting: the tournaments that wait for players, newest first."""
+    return JsonResponse({"tournaments": services.tournaments_waiting()})
+
+
+@require_GET
 def view(request: HttpRequest, name: str) -> JsonResponse:
     """GET /tables/fish/<tournament>/view: the tournament as its page shows it."""
     found = services.tournament_view(name)

@@ -232,6 +232,7 @@ async function open(tournament) {
   url.searchParams.set("tournament", name);
   history.replaceState(null, "", url);
   $("open-form").hidden = true;
+  $("waiting").hidden = true;
   $("tournament").hidden = false;
   $("tournament-name").textContent = name;
   $("tournament-link").textContent = url.href;
@@ -316,8 +317,26 @@ setInterval(() => {
   if (view && view.deadline) $("state").textContent = describe();
 }, 1000);
 
+// The tournaments that wait for players, to join with a click (only while no tournament is open here).
+async function listWaiting() {
+  const response = await fetch("/tables/fish/waiting");
+  const { tournaments } = await response.json();
+  const list = $("waiting-list");
+  list.replaceChildren();
+  for (const entry of tournaments) {
+    const item = document.createElement("li");
+    const link = document.createElement("a");
+    link.href = `?tournament=${encodeURIComponent(entry.tournament)}`;
+    link.textContent = entry.tournament;
+    item.append(link, ` · ${entry.joined} of ${entry.players} players`);
+    list.append(item);
+  }
+  $("waiting").hidden = tournaments.length === 0;
+}
+
 const asked = new URLSearchParams(location.search).get("tournament");
 if (asked && NAME.test(asked)) open(asked);
+else listWaiting();
 
 // What tests (and curious players) may read of the page: the tournament as shown, and where a tile is drawn.
 window.fishPage = {
