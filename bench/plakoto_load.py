@@ -25,6 +25,11 @@ from pathlib import Path
 
 import aiohttp
 
+try:  # pragma: no cover - optional
+    import uvloop
+except ImportError:  # pragma: no cover
+    uvloop = None
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from load import TreeProbe, summary  # noqa: E402  (bench/load.py: the same figures as the other scenarios)
 
@@ -68,7 +73,8 @@ def moves_of(cells: list[dict]) -> list[tuple[int, int, int]]:
 
 async def main(args: argparse.Namespace) -> dict:
     rng = random.Random(args.seed)
-    connector = aiohttp.TCPConnector(limit=args.connections)
+    # A capped pool queues requests in the generator itself, which would count as the server's latency.
+    connector = aiohttp.TCPConnector(limit=args.connections, limit_per_host=0, keepalive_timeout=60)
     results: dict = {"tables": args.tables, "moves_per_s": args.moves, "polls_per_s": args.polls}
     async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=60)) as session:
         # Names of this run's own: a table of an earlier run may still be in play (only its players may reset it).
@@ -130,12 +136,16 @@ async def main(args: argparse.Namespace) -> dict:
         probe = TreeProbe([args.server_pid] if args.server_pid else [])
         probe.sample()
         cpu_before = probe.cpu_seconds()
+        own_cpu_before = time.process_time()
         begin = clock()
+        behind = 0.0
         for offset, kind in schedule:
             scheduled = begin + offset
             delay = scheduled - clock()
             if delay > 0:
                 await asyncio.sleep(delay)
+            else:
+                behind = max(behind, -delay)
             table = tables[rng.randrange(len(tables))]
             if kind == "poll":
                 task = asyncio.create_task(poll(table, scheduled))
@@ -155,6 +165,8 @@ async def main(args: argparse.Namespace) -> dict:
         results.update(
             {
                 "server_cpu_percent": 100 * (probe.cpu_seconds() - cpu_before) / elapsed if args.server_pid else None,
+                "generator_cpu_percent": 100 * (time.process_time() - own_cpu_before) / elapsed,
+                "generator_behind_ms": 1000 * behind,
                 "moves_answered": len(move_latency),
                 "polls_answered": len(poll_latency),
                 "moves_skipped": skipped,
@@ -176,12 +188,15 @@ def run() -> int:
     parser.add_argument("--moves", type=float, default=1000)
     parser.add_argument("--polls", type=float, default=2000)
     parser.add_argument("--duration", type=float, default=30)
-    parser.add_argument("--connections", type=int, default=200)
+    parser.add_argument("--connections", type=int, default=0, help="the most connections at once (0: no cap)")
     parser.add_argument("--seed", type=int)
     parser.add_argument("--server-pid", type=int, help="the server's process, to measure its CPU")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    results = asyncio.run(main(args))
+    if uvloop is not None:
+        results = asyncio.run(main(args), loop_factory=uvloop.new_event_loop)
+    else:
+        results = asyncio.run(main(args))
     text = json.dumps(results, indent=2)
     if args.json:
         args.json.write_text(text)

@@ -55,7 +55,7 @@ FISH_TURN_TIMEOUT = "600"
 LIMITS = ("TAB_REGISTER_PER_MINUTE", "TAB_JOIN_PER_MINUTE", "TAB_HASHES_PER_MINUTE")
 STREAMS_READY = "pairing snapshot on every one"
 QUANTILES = ("p50", "p95", "p99", "max")
-PROFILE_RATE = 20
+PROFILE_RATE = int(os.environ.get("PROFILE_RATE", "20"))
 IDLE_FRAMES = {
     "_worker (concurrent/futures/thread.py)",
     "Condition.wait (threading.py)",
@@ -473,7 +473,11 @@ def plakoto_scenario(run_dir: Path, args: argparse.Namespace, duration: float) -
         f"{ms(figures['move_ms'], *QUANTILES)} |"
     )
     rows.append(f"| status poll, the same (ms) | {ms(figures['poll_ms'], *QUANTILES)} |")
-    rows.append(f"| server CPU over the run | {figures['server_cpu_percent']:.0f}% of one core (of 2) |")
+    rows.append(f"| server CPU over the run | {figures['server_cpu_percent']:.0f}% of one core (of {os.cpu_count()}) |")
+    rows.append(
+        f"| load generator CPU | {figures['generator_cpu_percent']:.0f}% of one core (at most "
+        f"{figures['generator_behind_ms']:.0f} ms behind its schedule) |"
+    )
     rows.append(f"| machine busy just before (other programs) | {busy:.0f}% of one core |")
     label = f"Plakoto: 1,000 tables, {moves:g} moves/s and {polls:g} status polls/s offered, {duration:g} s"
     return [f"### {label}\n\n" + "\n".join(rows)]
