@@ -6,7 +6,6 @@ JSON in, JSON out. A colour's UUID (`key`) is the player's credential, as in the
 room sends its view at every change to its players and spectators alike (no keys in it).
 """
 
-import asyncio
 import json
 import uuid
 from typing import Any
@@ -18,14 +17,12 @@ from django.views.decorators.http import require_GET, require_POST
 from core import limits
 from core.dbthread import in_worker_thread
 from core.errors import Refusal
-from core.sse import event_stream
+from core.sse import event_stream, follow
 from games.bots import LEVELS
 from games.publication import Subscription
 
 from . import services
 from .models import Room
-
-KEEPALIVE_SECONDS = 20
 
 
 class BadRequest(Refusal):
@@ -157,20 +154,15 @@ async def room_stream(request: HttpRequest, room_id: uuid.UUID) -> StreamingHttp
     subscription = Subscription(game)
     await subscription.ready()
 
+    async def read() -> tuple[int, bytes, bool]:
+        view = await _view(room_id)
+        frame = f"id: {view.version}\ndata: {json.dumps(view_json(view, room_id))}\n\n".encode()
+        return view.version, frame, view.state in ("WAITING", "PLAYING")
+
     async def events():
         try:
-            last = -1
-            while True:
-                view = await _view(room_id)
-                if view.version != last:
-                    last = view.version
-                    yield f"id: {view.version}\ndata: {json.dumps(view_json(view, room_id))}\n\n".encode()
-                if view.state not in ("WAITING", "PLAYING"):
-                    return
-                try:
-                    await asyncio.wait_for(subscription.next(), KEEPALIVE_SECONDS)
-                except TimeoutError:
-                    yield b": ping\n\n"
+            async for frame in follow(subscription, read):
+                yield frame
         finally:
             subscription.close()
             slot.release()

@@ -118,10 +118,9 @@ def _rank_if_signed_in(game: Game) -> None:
 
 @dataclass
 class Reading:
-    """What a request's token names: its tournament, its seat, the game and where it stands (its stored position,
-    read as the rules' state only by the requests that need one)."""
+    """What a request's token names: its seat, its tournament's game and where it stands (its stored position, read
+    as the rules' state only by the requests that need one)."""
 
-    tournament: str
     seat: int
     players: int
     seed: int
@@ -151,7 +150,6 @@ class Reading:
 
 _READ_COLUMNS = (
     "seat",
-    "tournament__name",
     "tournament__players",
     "tournament__seed",
     "tournament__game__public_id",
@@ -176,9 +174,9 @@ def reading(token: str) -> Reading:
     row = _read_query.first(token_hash(token))
     if row is None:
         raise FishError("Incorrect_Token", "this user_token was not issued by this server")
-    seat, name, players, seed, public_id, status, position, game_id, deadline, tournament_id = row
+    seat, players, seed, public_id, status, position, game_id, deadline, tournament_id = row
     joined = players if position else Entrant.objects.filter(tournament_id=tournament_id).count()
-    found = Reading(name, seat, players, seed, public_id, status, position or None, joined, deadline)
+    found = Reading(seat, players, seed, public_id, status, position or None, joined, deadline)
     if found.removed():
         raise _removed(game_id, seat)
     return found

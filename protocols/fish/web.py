@@ -7,7 +7,6 @@ TCP server would send (with 400 for a refusal); a signed-in visitor's join seats
 counts in their rankings.
 """
 
-import asyncio
 import json
 from typing import Any
 
@@ -19,7 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from core import limits
 from core.dbthread import in_worker_thread
-from core.sse import event_stream
+from core.sse import event_stream, follow
 from games.publication import Subscription
 
 from . import protocol, server, services
@@ -27,7 +26,6 @@ from .models import Tournament
 from .protocol import FishError
 
 # Seconds between the comments that keep a quiet stream open through proxies.
-KEEPALIVE_SECONDS = 20
 
 
 def refusal(error: FishError) -> JsonResponse:
@@ -109,20 +107,16 @@ async def stream(request: HttpRequest, name: str) -> StreamingHttpResponse | Jso
     except limits.Throttled as error:
         return JsonResponse({"error_type": "Tournament_Error", "error_message": str(error)}, status=429)
 
+    async def read() -> tuple[str, bytes, bool]:
+        current = json.dumps(await _view(name))
+        return current, f"data: {current}\n\n".encode(), True
+
     async def events():
         subscription = Subscription(first["game"], channels=[services.tournament_channel(name)])
-        sent = None
         try:
             await subscription.ready()
-            while True:
-                current = json.dumps(await _view(name))
-                if current != sent:
-                    sent = current
-                    yield f"data: {current}\n\n".encode()
-                try:
-                    await asyncio.wait_for(subscription.next(), KEEPALIVE_SECONDS)
-                except TimeoutError:
-                    yield b": ping\n\n"
+            async for frame in follow(subscription, read):
+                yield frame
         finally:
             subscription.close()
             slot.release()

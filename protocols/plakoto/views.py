@@ -10,7 +10,6 @@ that need its session (a signed-in player's seat, the computer's) are Django's u
 the table's stream, which players' pages and spectators follow instead of polling.
 """
 
-import asyncio
 import json
 import re
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ from django.views.decorators.http import require_GET
 
 from core import limits
 from core.dbthread import in_database_thread, in_worker_thread
-from core.sse import event_stream
+from core.sse import event_stream, ping_unless_woken
 from games.publication import Subscription
 
 from . import services
@@ -33,7 +32,6 @@ from .services import ApiError
 
 TABLE_NAME = re.compile(r"[a-z0-9-]{1,32}")
 # Seconds between the comments that keep a quiet stream open through proxies.
-KEEPALIVE_SECONDS = 20
 DIGITS = re.compile(r"[0-9]+")
 
 
@@ -263,10 +261,8 @@ async def table_stream(request: HttpRequest, name: str) -> StreamingHttpResponse
                 if status != sent:
                     sent = status
                     yield f"data: {status}\n\n".encode()
-                try:
-                    await asyncio.wait_for(subscription.next(), KEEPALIVE_SECONDS)
-                except TimeoutError:
-                    yield b": ping\n\n"
+                if (ping := await ping_unless_woken(subscription)) is not None:
+                    yield ping
         finally:
             if subscription is not None:
                 subscription.close()
