@@ -136,7 +136,9 @@ def _playing_game(
     if game.status == Game.Status.FINISHED:
         raise GameError("The game is over")
     engine = _engine(game)
-    state = engine.state_from_json(game.state)
+    state = store.kept_state(game)
+    if state is None:
+        state = engine.state_from_json(game.state)
     if engine.to_act(state) != seat:
         raise GameError(not_your_turn)
     return game, engine, state, seat
@@ -150,7 +152,7 @@ def _record(game: Game, kind: str, player_id: int | None, data: dict, now: datet
     if game.pk is None:
         game.save()
     else:
-        store.game_save(game)
+        store.game_save(game, state)
     store.event_add(game=game, kind=kind, player_id=player_id, data=data, at=now)
     publication.publish_on_commit(game, state, final=game.status == Game.Status.FINISHED)
     if game.status == Game.Status.PLAYING:

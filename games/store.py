@@ -15,6 +15,7 @@ from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import DateTimeField, Field
 from django.db.models.expressions import Col
 
+from . import positions
 from .models import Game, GameEvent, Seat
 
 # A game's columns that actions change; the others are set when the game is created.
@@ -34,6 +35,7 @@ GAME_SAVED = (
 )
 EVENT_FIELDS = ("game", "seq", "kind", "player", "data", "created_at")
 _ATTNAMES = {name: Game._meta.get_field(name).attname for name in GAME_SAVED}
+_STATE = Game._meta.concrete_fields.index(Game._meta.get_field("state"))  # its place in the locking query's row
 
 
 # The users in a started game's seats never change: each process remembers them for the latest games it served, so
@@ -126,12 +128,18 @@ def game_locked(public_id: str) -> Game | None:
         row = cursor.fetchone()
     if row is None:
         return None
+    # The position this process wrote last, if it is still the one stored: taken as kept, not decoded again.
+    kept = positions.take(public_id, row[_STATE])
     values = []
-    for value, (column, functions) in zip(row, converters, strict=True):
-        for function in functions:
-            value = function(value, column, db)
+    for index, (value, (column, functions)) in enumerate(zip(row, converters, strict=True)):
+        if index == _STATE and kept is not None:
+            value = kept[0]
+        else:
+            for function in functions:
+                value = function(value, column, db)
         values.append(value)
     game = Game.from_db(DEFAULT_DB_ALIAS, names, values)
+    game._kept_state = None if kept is None else kept[1]
     # Remembered only for a game that has started: a start undone by its transaction may have left its seats here.
     seated = _seated.get(public_id) if game.status != Game.Status.WAITING else None
     if seated is None:
@@ -150,8 +158,9 @@ def _remember_stored(game: Game) -> None:
     game._stored_values = {name: getattr(game, _ATTNAMES[name]) for name in GAME_SAVED}
 
 
-def game_save(game: Game) -> None:
-    """Write what an action changed of a game that exists (`game.save(update_fields=…)`).
+def game_save(game: Game, state: object = None) -> None:
+    """Write what an action changed of a game that exists (`game.save(update_fields=…)`); `state` is the rules' state
+    that `game.state` was made from, if the caller has it: kept for the game's next action once this one commits.
 
     Only the columns that changed since the game was read: an index on a column that is left out is not touched."""
     stored = getattr(game, "_stored_values", None)
@@ -162,6 +171,17 @@ def game_save(game: Game) -> None:
     with db.cursor() as cursor:
         cursor.execute(sql, [*values, game.pk])
     _remember_stored(game)
+    if state is not None and game.status == Game.Status.PLAYING and "state" in names:
+        text = values[names.index("state")]
+        if isinstance(text, str):  # the text stored, as the database will give it back (not so for PostgreSQL)
+            positions.keep_on_commit(game.public_id, text, game.state, state)
+
+
+def kept_state(game: Game) -> object:
+    """Return the rules' state that this process kept for the game it has just locked (`game_locked`), or None; once:
+    the caller owns it from then on, and the rules may change it."""
+    state, game._kept_state = getattr(game, "_kept_state", None), None
+    return state
 
 
 def event_add(*, game: Game, kind: str, player_id: int | None, data: dict, at: datetime) -> None:

@@ -31,6 +31,18 @@ def play_randomly(engine, seats: int, seed: int, max_actions: int = 20_000):
 
 
 @pytest.mark.parametrize("kind", GAMES)
+def test_a_states_json_does_not_change_with_the_state(kind):
+    # The platform keeps a game's JSON and its state side by side between actions (games/positions.py).
+    engine = find_engine(kind)
+    for seats in range(engine.min_seats, engine.max_seats + 1):
+        earlier = []  # each position's JSON, and its text when it was made
+        for state, _ in play_randomly(engine, seats, seed=seats):
+            data = engine.state_to_json(state)
+            earlier.append((data, json.dumps(data)))
+        assert len(earlier) > 1 and all(json.dumps(data) == text for data, text in earlier)
+
+
+@pytest.mark.parametrize("kind", GAMES)
 def test_every_engine_says_who_it_is(kind):
     engine = find_engine(kind)
     assert engine.kind == kind and engine.title

@@ -168,7 +168,8 @@ class Engine[StateT, ActionT](Protocol):
         ...
 
     def state_to_json(self, state: StateT) -> dict[str, Any]:
-        """Return `state` as JSON-compatible data (what the platform stores)."""
+        """Return `state` as JSON-compatible data (what the platform stores), in containers of its own: what it
+        returns must not change when the state changes afterwards (the platform keeps both, games/positions.py)."""
         ...
 
     def state_from_json(self, data: Mapping[str, Any]) -> StateT:
