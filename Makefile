@@ -15,18 +15,27 @@ PYTHON ?= $(shell for p in python3.14 python3.13 python3.12 python3 $$(ls -d $$H
 
 CHROMIUM := /usr/bin/chromium
 
-$(BIN)/.installed: pyproject.toml
+# What serving needs, and no more: the tests' and benchmarks' tools come with the targets that use them.
+$(BIN)/.serving: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.12 or newer is needed (Django 6)."; exit 1; }
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
-	touch $@
+	@echo "Setting up: a virtual environment in $(VENV) with the server's dependencies (a minute or two the first time)."
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install --quiet --upgrade pip
+	@$(BIN)/python -m pip install --quiet -e .
+	@touch $@
 
-migrate: $(BIN)/.installed
-	$(BIN)/python manage.py migrate --noinput
+$(BIN)/.installed: $(BIN)/.serving
+	@echo "Setting up the tools of the tests and benchmarks (pytest, Playwright, ruff, mypy, aiohttp, py-spy)."
+	@$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	@touch $@
+
+migrate: $(BIN)/.serving
+	@echo "Bringing the database up to date."
+	@$(BIN)/python manage.py migrate --noinput
 
 run: migrate
-	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
+	@$(BIN)/python manage.py collectstatic --noinput --verbosity 0
+	@echo "Serving on http://$${HOST:-127.0.0.1}:$(PORT)/ (Ctrl+C stops it)."
 	$(BIN)/gunicorn -c tabsite/gunicorn.conf.py tabsite.asgi:application
 
 lint: $(BIN)/.installed
