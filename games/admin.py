@@ -81,6 +81,11 @@ class GameAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
 
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        # Nothing on the page can be changed: no Save buttons (the change permission stays, for the end actions).
+        context = {"show_save": False, "show_save_and_continue": False, "show_save_and_add_another": False}
+        return super().change_view(request, object_id, form_url, {**context, **(extra_context or {})})
+
     def _end(self, request, queryset, *, opponent_wins: bool) -> None:
         ended, refused = 0, []
         for public_id in queryset.exclude(status=Game.Status.FINISHED).values_list("public_id", flat=True):

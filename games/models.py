@@ -2,6 +2,7 @@ import secrets
 
 from django.conf import settings
 from django.db import models
+from django.urls import reverse
 
 from .rules import UnknownGame, find_engine, labels
 
@@ -22,7 +23,7 @@ class Game(models.Model):
 
     class Ending(models.TextChoices):
         # On the board (the engine's outcome).
-        WIN = "win", "won on the board"
+        WIN = "win", "on the board"
         DRAW = "draw", "drawn on the board"
         NO_MOVE = "no-move", "a player had no legal move"
         SCORE = "score", "decided by the score"
@@ -96,6 +97,10 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return f"{self.public_id} ({self.get_status_display()})"
+
+    def get_absolute_url(self) -> str:
+        """The game's page: its replay once finished, the live view while in play (the admin's "View on site")."""
+        return reverse("game", args=[self.public_id])
 
     @property
     def seat_user_ids(self) -> list[int]:

@@ -18,7 +18,16 @@ class RankingAdmin(admin.ModelAdmin):
 
 @admin.register(Rating)
 class RatingAdmin(admin.ModelAdmin):
-    list_display = ("player", "kind", "variant", "rating", "deviation", "volatility", "games", "victories")
+    list_display = (
+        "player",
+        "kind",
+        "variant",
+        "rating_shown",
+        "deviation_shown",
+        "volatility_shown",
+        "games",
+        "victories",
+    )
     list_filter = ("kind", "variant")
     search_fields = ("player__username",)
     list_select_related = ("player",)
@@ -27,3 +36,16 @@ class RatingAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request) -> bool:
         return False
+
+    # Whole numbers, as the site shows them: a rating has no meaning past that (its deviation is tens of points).
+    @admin.display(description="rating", ordering="rating")
+    def rating_shown(self, rating: Rating) -> str:
+        return f"{rating.rating:.0f}"
+
+    @admin.display(description="deviation", ordering="deviation")
+    def deviation_shown(self, rating: Rating) -> str:
+        return f"{rating.deviation:.0f}"
+
+    @admin.display(description="volatility", ordering="volatility")
+    def volatility_shown(self, rating: Rating) -> str:
+        return f"{rating.volatility:.4f}"

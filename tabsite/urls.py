@@ -1,5 +1,7 @@
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 
 from core import transports
 
@@ -7,6 +9,8 @@ urlpatterns = [
     # Each protocol's web transport, where its app mounts it (the Tâb course's API at the root, /draughts/, …).
     *transports.url_patterns(),
     path("admin/", admin.site.urls),
+    # Browsers ask for it on pages that name no icon (the admin's, a JSON answer opened in a tab).
+    path("favicon.ico", RedirectView.as_view(url=static("img/favicon.svg"), permanent=True)),
     # The pages of rankings and game history, for graders, players and spectators; the lobby and each game's page.
     path("", include("rankings.urls")),
     path("", include("games.urls")),

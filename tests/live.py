@@ -162,6 +162,7 @@ class Server:
         }
         if "REDIS_URL" not in environment:
             env.pop("REDIS_URL", None)
+        self.environment = env
         self.process = subprocess.Popen(
             [
                 sys.executable,
@@ -200,6 +201,17 @@ class Server:
             except httpx.TransportError:
                 time.sleep(0.05)
         raise RuntimeError(f"server did not start: {self.log.read_text()}")
+
+    def manage(self, *arguments: str, **environment: str) -> str:
+        """Run a management command on this server's database, with its settings; return what it printed."""
+        return subprocess.run(
+            [sys.executable, "manage.py", *arguments],
+            cwd=ROOT,
+            env={**self.environment, **environment},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
 
     def call(self, function: str, **payload) -> tuple[int, dict]:
         response = self.http.post(f"/{function}", content=json.dumps(payload))

@@ -209,7 +209,7 @@ def test_a_finished_game_with_its_log_and_replay(client, api, alice, bob, start_
     finished = Game.objects.select_related("winner").get(public_id=game)
     with django_assert_num_queries(3):  # the game, its players, its log
         page = html(client.get(f"/games/{game}/"))
-    assert f"{finished.winner.username} won</span>" in page and "Won on the board." in page
+    assert f"{finished.winner.username} won</span>" in page and "On the board." in page
     log = rows_of(page, "log")
     assert len(log) == finished.version - 1  # every entry but the creation
     kinds = {row.split('data-kind="')[1].split('"')[0] for row in page.split("<tr data-step=")[1:]}

@@ -1,0 +1,86 @@
+"""The admin and the games list in a real Chromium against a real server, after a game played to its end on the board:
+what an administrator reads (no Save button on a game that cannot be changed, a link to the game's page, ratings as
+numbers a person reads, an icon) and how a game list says who won."""
+
+import random
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from .browser import WAIT_MS
+from .live import Server, next_action
+
+pytestmark = [pytest.mark.server, pytest.mark.browser]
+
+PASSWORD = "secret"
+ADMIN, ADMIN_PASSWORD = "root", "an admin's password"
+
+
+def played_to_the_end(server: Server) -> tuple[str, str]:
+    """Play a whole game of Tâb through the API with random legal actions; return its id and its winner."""
+    for nick in ("alice", "bob"):
+        assert server.call("register", nick=nick, password=PASSWORD) == (200, {})
+    _, body = server.call("join", nick="alice", password=PASSWORD, group=3, size=7)
+    server.call("join", nick="bob", password=PASSWORD, group=3, size=7)
+    game, stream, rng = body["game"], server.stream("alice", body["game"]), random.Random(5)
+    message = stream.next()
+    while "winner" not in message:
+        function, payload = next_action(message, rng)
+        assert server.call(function, nick=message["turn"], password=PASSWORD, game=game, **payload)[0] == 200
+        message = stream.next()
+    stream.close()
+    return game, message["winner"]
+
+
+def create_superuser(server: Server) -> None:
+    server.manage(
+        "createsuperuser",
+        "--noinput",
+        f"--username={ADMIN}",
+        "--email=root@localhost",
+        DJANGO_SUPERUSER_PASSWORD=ADMIN_PASSWORD,
+    )
+
+
+def test_the_admin_and_the_games_list_after_a_game(start_server, browser):
+    server = start_server()
+    game, winner = played_to_the_end(server)
+    create_superuser(server)
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    page = context.new_page()
+    missing: list[str] = []
+    page.on("response", lambda response: response.status == 404 and missing.append(response.url))
+
+    # The games list says who won and how, once each.
+    page.goto(f"{server.url}/games/")
+    result = page.locator(".games-table tbody tr").first.locator("td").last
+    expect(result).to_have_text(f"{winner} won on the board", timeout=WAIT_MS)
+
+    page.goto(f"{server.url}/admin/login/")
+    page.fill("#id_username", ADMIN)
+    page.fill("#id_password", ADMIN_PASSWORD)
+    page.click("input[type=submit]")
+    page.wait_for_url(re.compile(r"/admin/$"), timeout=WAIT_MS)
+
+    # A game's page: everything read-only and nothing to save; a link to the game on the site.
+    page.goto(f"{server.url}/admin/games/game/?q={game}")
+    page.locator("#result_list tbody tr th a").first.click()
+    expect(page.locator("#game_form")).to_be_visible(timeout=WAIT_MS)
+    assert page.locator("input[name=_save], input[name=_continue], input[name=_addanother]").count() == 0
+    view_on_site = page.get_by_role("link", name="View on site")
+    expect(view_on_site).to_be_visible()
+    view_on_site.click()
+    page.wait_for_url(re.compile(rf"/games/{game}/$"), timeout=WAIT_MS)
+    expect(page.locator("#result")).to_contain_text(f"{winner} won", timeout=WAIT_MS)
+
+    # Ratings in whole numbers, as the site shows them.
+    page.goto(f"{server.url}/admin/rankings/rating/")
+    ratings = page.locator("#result_list td.field-rating_shown").all_inner_texts()
+    assert len(ratings) == 2 and all(re.fullmatch(r"\d{3,4}", rating) for rating in ratings), ratings
+
+    # The icon, also for pages that name none.
+    icon = page.request.get(f"{server.url}/favicon.ico")
+    assert icon.ok and icon.headers["content-type"].startswith("image/svg+xml")
+    assert not missing, missing
+    context.close()
