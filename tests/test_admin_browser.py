@@ -1,6 +1,6 @@
-"""The admin and the games list in a real Chromium against a real server, after a game played to its end on the board:
-what an administrator reads (no Save button on a game that cannot be changed, a link to the game's page, ratings as
-numbers a person reads, an icon) and how a game list says who won."""
+"""The admin and the site's pages in a real Chromium against a real server: what an administrator reads after a game
+played to its end on the board (no Save button on a game that cannot be changed, a link to the game's page, ratings as
+numbers a person reads, an icon), how a game list says who won, and buttons that can be read."""
 
 import random
 import re
@@ -84,3 +84,36 @@ def test_the_admin_and_the_games_list_after_a_game(start_server, browser):
     assert icon.ok and icon.headers["content-type"].startswith("image/svg+xml")
     assert not missing, missing
     context.close()
+
+
+def contrast(first: tuple[int, ...], second: tuple[int, ...]) -> float:
+    """WCAG's contrast ratio of two sRGB colours."""
+
+    def luminance(colour: tuple[int, ...]) -> float:
+        channels = [c / 255 for c in colour[:3]]
+        linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    light, dark = sorted((luminance(first), luminance(second)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def rgb(text: str) -> list[tuple[int, ...]]:
+    return [tuple(int(part) for part in found.split(",")[:3]) for found in re.findall(r"rgba?\(([^)]*)\)", text)]
+
+
+def test_the_buttons_of_a_page_not_found_can_be_read(start_server, browser):
+    server = start_server()
+    page = browser.new_page()
+    page.goto(f"{server.url}/games/no-such-game/")
+    buttons = page.locator(".row-buttons a.button").all()
+    assert [button.inner_text() for button in buttons] == ["Rankings", "Games", "Play"]
+    for button in buttons:
+        style = button.evaluate(
+            "(element) => { const s = getComputedStyle(element);"
+            " return {color: s.color, image: s.backgroundImage, background: s.backgroundColor}; }"
+        )
+        (text,) = rgb(style["color"])
+        backgrounds = rgb(style["image"]) or rgb(style["background"])
+        assert backgrounds and all(contrast(text, back) >= 4.5 for back in backgrounds), (button.inner_text(), style)
+    page.close()
