@@ -6,6 +6,7 @@ watched on its page, which follows the game's spectator stream and never the pla
 """
 
 import random
+import re
 
 import pytest
 from playwright.sync_api import expect
@@ -78,6 +79,11 @@ def test_the_replay_shows_every_position_of_a_finished_game(start_server, page):
     assert page.evaluate(f"{replay}.step()") == 2
     expect(page.locator("#log tr.is-current")).to_have_count(1)
     expect(page.locator("#log tr.is-current")).to_have_attribute("data-step", "2")
+    # The caption and the log count the same steps; a move reads as rows and columns, not cell numbers.
+    expect(page.locator("#replay-caption")).to_contain_text(f"Step 2 of {last - 1}:")
+    expect(page.locator("#log tr.is-current td").first).to_have_text("2")
+    moves = page.locator('#log tr[data-kind="move"] td.log-action').all_inner_texts()
+    assert moves and all(re.match(r"moved from row [1-4], column \d+ to row [1-4], column \d+", move) for move in moves)
     page.click("#replay-back")
     assert page.evaluate(f"{replay}.step()") == 1
     page.click("#replay-last")

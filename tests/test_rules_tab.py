@@ -27,6 +27,7 @@ from games.rules.tab import (
     Piece,
     State,
     Throw,
+    cell_name,
     cell_of,
     opponent,
     own_path_position,
@@ -1042,3 +1043,13 @@ def test_any_action_either_succeeds_or_changes_nothing(seed: int, actions: int, 
         return
     check_transition(before, state, made)
     check_invariants(state)
+
+
+def test_a_cell_is_named_by_its_row_and_column_as_the_board_is_drawn():
+    # Seven columns: the first row runs left to right from the initial player's side, the second back, and so on.
+    assert cell_name(0, 7) == "row 1, column 1"
+    assert cell_name(6, 7) == "row 1, column 7"
+    assert cell_name(7, 7) == "row 2, column 7"
+    assert cell_name(13, 7) == "row 2, column 1"
+    assert cell_name(14, 7) == "row 3, column 1"
+    assert cell_name(27, 7) == "row 4, column 1"

@@ -134,6 +134,15 @@ def own_row(cell: int, color: str, size: int) -> int:
     return row if color == BLUE else 3 - row
 
 
+def cell_name(cell: int, size: int) -> str:
+    """Return where `cell` is on the board as a person reads it, the initial player's side at the bottom (as the pages
+    draw it): its row counted from that side, its column from the left."""
+    row, offset = divmod(cell, size)
+    # Rows run left to right from the initial player's side, then back, as the pieces travel.
+    column = offset if row % 2 == 0 else size - 1 - offset
+    return f"row {row + 1}, column {column + 1}"
+
+
 def check_size(size: object) -> int:
     """Return `size` if it is a valid number of columns, else raise ValueError."""
     if isinstance(size, bool) or not isinstance(size, int) or not MIN_SIZE <= size <= MAX_SIZE or size % 2 == 0:
