@@ -140,8 +140,12 @@ def test_a_game_in_play_is_watched_live(start_server, page):
     screenshot(page, "watch-live")
 
     assert server.call("leave", nick="alice", password=PASSWORD, game=game) == (200, {})
-    expect(page.locator("#watch-status")).to_contain_text("bob won")
+    # The end: the badge no longer says "Live", and the replay is a click away.
+    expect(page.locator("#result .badge")).to_have_text("bob won", timeout=WAIT_MS)
     assert page.evaluate("window.watch.message().winner") == "bob"
+    page.click("#watch-status >> text=Replay every move")
+    page.wait_for_function("window.replay !== undefined", timeout=WAIT_MS)
+    expect(page.locator("#result")).to_contain_text("bob won")
     stream.close()
     assert any(url.endswith(f"/games/{game}/stream") for url in requested)
     assert not any("/update" in url for url in requested)

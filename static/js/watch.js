@@ -25,7 +25,7 @@ function show(message) {
   const over = "winner" in message;
   showPlayers(message.pieces, over ? null : names.get(message.turn));
   if (over) {
-    status.textContent = message.winner ? `${message.winner} won. Reload the page to see every move.` : "The game ended with no result.";
+    showEnd(message.winner);
     diceLine.textContent = "";
     return;
   }
@@ -36,6 +36,18 @@ function show(message) {
     : dice
       ? `${message.turn} threw ${dice.value}${dice.keepPlaying ? " (throws again after moving)" : ""}.`
       : `${message.turn} is about to throw.`;
+}
+
+/** The game is over: the badge says so (no longer "Live"), and a link opens the replay of every move. */
+function showEnd(winner) {
+  const badge = document.querySelector("#result .badge");
+  badge.className = `badge ${winner ? "badge-win" : "badge-quit"}`;
+  badge.textContent = winner ? `${winner} won` : "No result";
+  status.textContent = "The game is over. ";
+  const replay = document.createElement("a");
+  replay.href = window.location.pathname;
+  replay.textContent = "Replay every move";
+  status.append(replay);
 }
 
 const source = new EventSource(canvas.dataset.stream);
