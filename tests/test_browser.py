@@ -231,7 +231,15 @@ def test_refusals_rejoining_and_quitting(open_page):
     assert red.board() == blue.board()
     expect(red.page.locator("#user-nick")).to_have_text("bob")
 
+    # Quitting a game in play asks first: "Keep playing" (the default) changes nothing.
     blue.page.click("#quit")
+    expect(blue.page.locator("#confirm-quit")).to_be_visible()
+    expect(blue.page.locator("#confirm-quit-detail")).to_contain_text("counts as a loss")
+    blue.page.keyboard.press("Enter")
+    expect(blue.page.locator("#confirm-quit")).to_be_hidden()
+    assert blue.state()["phase"] == "playing"
+    blue.page.click("#quit")
+    blue.page.click("#confirm-quit-yes")
     for page in (blue, red):
         page.wait_for("tab.state().phase === 'over'")
     assert red.state()["result"] == "win"

@@ -180,7 +180,13 @@ class App {
       event.preventDefault();
       this.start();
     });
-    $("quit").addEventListener("click", () => this.quit());
+    $("quit").addEventListener("click", () => this.askToQuit());
+    for (const answer of document.querySelectorAll("#confirm-quit [data-answer]")) {
+      answer.addEventListener("click", () => $("confirm-quit").close(answer.dataset.answer));
+    }
+    $("confirm-quit").addEventListener("close", () => {
+      if ($("confirm-quit").returnValue === "quit") this.quit();
+    });
     $("pass").addEventListener("click", () => this.passTurn());
     $("open-instructions").addEventListener("click", () => $("instructions").showModal());
     $("open-scoreboard").addEventListener("click", () => this.openScoreboard());
@@ -440,6 +446,20 @@ class App {
     this.phase = "idle";
     this.renderIdle();
     this.refuse("That online game is no longer available.");
+  }
+
+  /** Quitting a game in play loses it: the player says so first (waiting for an opponent stops at once). */
+  askToQuit() {
+    if (this.phase !== "playing") {
+      this.quit();
+      return;
+    }
+    $("confirm-quit-detail").textContent =
+      this.game?.kind === "online"
+        ? "Your opponent wins, and the game counts as a loss in the rankings."
+        : "The computer wins, and the game counts as a loss in your scoreboard.";
+    $("confirm-quit").returnValue = "";
+    $("confirm-quit").showModal();
   }
 
   async quit() {
