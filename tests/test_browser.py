@@ -6,6 +6,7 @@ are saved to var/screenshots/ for people to look at.
 """
 
 import random
+import re
 
 import pytest
 from playwright.sync_api import expect
@@ -120,9 +121,23 @@ def play_online_to_the_end(blue: TabPage, red: TabPage, rng: random.Random) -> i
     return actions
 
 
+# In place of the browser's notifications, a list of what was notified; and a page that says it is hidden.
+HIDDEN_WITH_NOTIFICATIONS = """() => {
+  window.notified = [];
+  window.Notification = class { constructor(title, { body }) { window.notified.push(body); } };
+  window.Notification.permission = "granted";
+  Object.defineProperty(document, "hidden", { get: () => true, configurable: true });
+}"""
+
+
 def test_two_players_play_a_whole_online_game_by_clicking(open_page):
     blue, red = open_page(), open_page()
+    red.page.evaluate(HIDDEN_WITH_NOTIFICATIONS)
     start_online_game(blue, red)
+    # The tab's title says whose turn it is; the player in another tab hears of the pairing.
+    expect(blue.page).to_have_title(re.compile(r"^● Your turn · "))
+    expect(red.page).to_have_title(re.compile(r"^alice's turn · "))
+    assert red.page.evaluate("window.notified") == ["Game on against alice!"]
     board = blue.board()
     size = len(board) // 4
     # Each player's own pieces are at the bottom of their board.
@@ -130,6 +145,8 @@ def test_two_players_play_a_whole_online_game_by_clicking(open_page):
     assert red.position(3 * size)[1] > 0.7 and red.position(0)[1] < 0.3
 
     actions = play_online_to_the_end(blue, red, random.Random(3))
+    notified = red.page.evaluate("window.notified")
+    assert "Your turn against alice." in notified and notified[-1].startswith(("You won!", "alice won"))
 
     assert actions > 10
     results = {page.state()["me"]: page.state()["result"] for page in (blue, red)}

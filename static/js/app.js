@@ -5,6 +5,7 @@
 // capture) before the next one.
 
 import { LEVELS } from "./ai.js";
+import { Alerts } from "./alerts.js";
 import { Board } from "./board.js";
 import { LocalGame, OnlineGame, changesBetween, stateOf } from "./games.js";
 import * as online from "./online.js";
@@ -76,6 +77,9 @@ class App {
       speed: () => this.speed().factor,
     });
 
+    this.alerts = new Alerts({ sound: () => this.form.elements.sound.checked });
+    this.myTurn = false;
+
     this._fillLevels();
     this._restoreSettings();
     this._bind();
@@ -109,6 +113,7 @@ class App {
       level: Number(form.elements.level.value),
       group: Number(form.elements.group.value),
       speed: form.elements.speed.value,
+      sound: form.elements.sound.checked,
     };
   }
 
@@ -135,6 +140,7 @@ class App {
     set("level", saved.level);
     set("group", saved.group);
     set("speed", saved.speed ?? (reduce ? "instant" : "normal"));
+    form.elements.sound.checked = saved.sound !== false;
     this._syncSettings();
   }
 
@@ -348,6 +354,7 @@ class App {
       this.refuse("A game is on: quit it before starting another.");
       return;
     }
+    this.alerts.prepare();
     const settings = this.settings();
     if (settings.opponent === "online") {
       if (!Number.isInteger(settings.group) || settings.group < 1) {
@@ -409,6 +416,7 @@ class App {
       this._syncSettings();
     }
     this.phase = "waiting";
+    this.alerts.title("Waiting for an opponent");
     this.sticks.setEnabled(false, "Waiting for an opponent…");
     this.renderIdle({ size, bottom: BLUE });
     this.renderControls();
@@ -555,6 +563,9 @@ class App {
       }
     }
     this.result = result;
+    this.myTurn = false;
+    this.alerts.title(title.replace(/[.!]$/, ""));
+    if (game.kind === "online" && result !== "none") this.alerts.call(`${title} ${detail}`);
     this.history.unshift(title);
     this.renderHistory();
     this.say(`${title}${/[.!?]$/.test(title) ? "" : "."} ${detail}`);
@@ -621,6 +632,7 @@ class App {
       greeting = this.rejoined
         ? `Welcome back, ${game.login.nick}: you are in your game against ${rival}.`
         : `Game on against ${rival}!`;
+      if (!this.rejoined) this.alerts.call(`Game on against ${rival}!`);
       this.rejoined = false;
       this.history.unshift(`Game on against ${rival}`);
       if (window.matchMedia("(max-width: 899px)").matches) this.collapsePanel(true);
@@ -922,6 +934,10 @@ class App {
     }
     this.say([this.lastEvents, instruction].filter(Boolean).join(" "));
     this.setMode(mode);
+    const myTurn = mode !== "wait";
+    this.alerts.title(myTurn ? "● Your turn" : game.kind === "local" ? "Computer's turn" : `${game.nicks[frame.turn]}'s turn`);
+    if (myTurn && !this.myTurn && game.kind === "online") this.alerts.call(`Your turn against ${game.nicks[opponent(game.me)]}.`);
+    this.myTurn = myTurn;
     this.sticks.setEnabled(
       mode === "throw",
       mode === "throw" ? "Click or press Space to throw" : mode === "wait" ? "Opponent's turn" : "",
