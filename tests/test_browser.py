@@ -189,6 +189,14 @@ def test_a_game_against_the_computer_lands_in_the_local_scoreboard(open_page):
         state = player.wait_idle(after=state["version"])
         actions += 1
         assert actions < MAX_ACTIONS, "the game does not end"
+        if actions == 6 and not state["over"]:
+            # A reload goes on with the game where it was: nothing lost, and no way out of it either.
+            board = player.board()
+            player.page.reload()
+            player.wait_for("window.tab !== undefined && tab.state().phase === 'playing'")
+            state = player.wait_idle()
+            assert player.board() == board and state["turn"] == state["me"]
+            expect(player.page.locator("#notice")).to_contain_text("goes on where it was")
 
     result = state["result"]
     assert result in ("win", "loss")

@@ -324,6 +324,8 @@ class App {
   }
 
   async _restoreSession() {
+    const resumed = LocalGame.resumed(this);
+    if (resumed) this.resumeLocal(resumed);
     let login = null;
     let saved = null;
     try {
@@ -344,7 +346,7 @@ class App {
         return;
       }
     }
-    if (saved?.id) this.startOnline(saved, { rejoin: true });
+    if (saved?.id && !resumed) this.startOnline(saved, { rejoin: true });
   }
 
   // Starting and ending ------------------------------------------------------------------------------
@@ -404,6 +406,19 @@ class App {
     );
     this.game.start();
     $("board").focus({ preventScroll: true });
+  }
+
+  /** Go on with the game against the computer that this tab was playing before a reload. */
+  resumeLocal(game) {
+    this._reset();
+    this.form.elements.opponent.value = "computer";
+    this.form.elements.size.value = String(game.state.size);
+    this.form.elements.level.value = String(game.level);
+    this._syncSettings();
+    this.game = game;
+    this.phase = "playing";
+    game.start();
+    this.notice(`Your game against the computer (${game.levelName}) goes on where it was.`);
   }
 
   async startOnline({ id, group, size }, { rejoin = false } = {}) {

@@ -11,8 +11,27 @@ import { BLUE, RED, State, opponent, randomThrow } from "./rules/tab.js";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A game against the computer, played entirely in the browser with the rules engine and the CPU player. */
+const LOCAL_KEY = "tab.local"; // sessionStorage: the game against the computer in play, so that a reload resumes it
+
+/** A game against the computer, played entirely in the browser with the rules engine and the CPU player. Each change
+ * is saved for the tab: a reload resumes the game where it was (no way out of a lost game, no game lost by mistake). */
 export class LocalGame {
+  /** Return the game this tab was playing against the computer, if one was left in play; else null. */
+  static resumed(app) {
+    try {
+      const saved = JSON.parse(sessionStorage.getItem(LOCAL_KEY) || "null");
+      if (!saved) return null;
+      const game = new LocalGame(app, saved);
+      game.state = State.fromJSON(saved.state);
+      if (game.state.winner !== null) throw new Error("that game is over");
+      Object.assign(game, { moves: saved.moves, captured: saved.captured });
+      return game;
+    } catch {
+      sessionStorage.removeItem(LOCAL_KEY);
+      return null;
+    }
+  }
+
   constructor(app, { size, level, humanFirst }) {
     this.kind = "local";
     this.app = app;
@@ -61,15 +80,28 @@ export class LocalGame {
   }
 
   quit() {
-    this.active = false;
+    this.close();
   }
 
   close() {
     this.active = false;
+    sessionStorage.removeItem(LOCAL_KEY);
+  }
+
+  _save() {
+    const { state, level, humanFirst, moves, captured } = this;
+    const saved = { size: state.size, level, humanFirst, moves, captured, state: state.toJSON() };
+    try {
+      sessionStorage.setItem(LOCAL_KEY, JSON.stringify(saved));
+    } catch {
+      // No storage (private browsing, full): the game goes on, but a reload would not bring it back.
+    }
   }
 
   _push() {
     const state = this.state;
+    if (this.active && state.winner === null) this._save();
+    else sessionStorage.removeItem(LOCAL_KEY);
     this.version += 1;
     this.app.enqueue(this, {
       ...state.toJSON(),
