@@ -11,7 +11,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from .browser import TabPage, screenshot
+from .browser import WAIT_MS, TabPage, screenshot
 from .conftest import PASSWORDS
 
 pytestmark = [pytest.mark.server, pytest.mark.browser]
@@ -175,6 +175,10 @@ def test_two_players_play_a_whole_online_game_by_clicking(open_page):
 def test_a_game_against_the_computer_lands_in_the_local_scoreboard(open_page):
     player = open_page()
     player.configure(size=7, opponent="computer", level=1)
+    # The levels are named for people, and each says what it does.
+    levels = player.page.locator("#level option").all_inner_texts()
+    assert levels == ["1 · Beginner", "2 · Casual", "3 · Thoughtful", "4 · Strong", "5 · Expert"]
+    expect(player.page.locator("#level-how")).to_have_text("Plays any move at random.")
     player.start()
     rng = random.Random(5)
     state = player.wait_idle()
@@ -323,3 +327,28 @@ def test_keyboard_overlays_and_phone(open_page):
     phone.wait_idle(after=state["version"])
     screenshot(phone.page, "phone-game")
     assert desk.errors == [] and phone.errors == []
+
+
+def test_logging_in_says_that_the_password_is_being_checked(open_page):
+    player = open_page()
+    page = player.page
+    held = []  # the register request, held back: the server's slow password hash, as long as the test likes
+    page.route("**/register", lambda route: held.append(route))
+    page.click("#login-open")
+    page.fill("#nick", "alice")
+    page.fill("#password", PASSWORDS["alice"])
+    page.click("#login-submit")
+    button = page.locator("#login-submit")
+    expect(button).to_have_text("Checking…")
+    expect(button).to_be_disabled()
+    for _ in range(WAIT_MS // 50):  # the route takes the request as Playwright's events are handled
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert len(held) == 1
+    held[0].continue_()
+    page.wait_for_selector("#logged-in:not([hidden])")
+    expect(button).to_have_text("Log in")
+    expect(button).to_be_enabled()
+    page.unroute("**/register")
+    assert player.errors == []

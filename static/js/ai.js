@@ -6,11 +6,11 @@ import { mulberry32 } from "./seeded.js";
 
 // Levels 3 and up search `depth` moves ahead; the hardest one deepens move by move until `budget` ms would run out.
 export const LEVELS = Object.freeze([
-  Object.freeze({ level: 1, name: "Random" }),
-  Object.freeze({ level: 2, name: "Greedy" }),
-  Object.freeze({ level: 3, name: "Minimax, 2 moves ahead", depth: 2 }),
-  Object.freeze({ level: 4, name: "Minimax, 3 moves ahead", depth: 3 }),
-  Object.freeze({ level: 5, name: "Minimax, as deep as 0.7 s allows", depth: 12, budget: 700 }),
+  Object.freeze({ level: 1, name: "Beginner", how: "Plays any move at random." }),
+  Object.freeze({ level: 2, name: "Casual", how: "Takes what it can now, without looking ahead." }),
+  Object.freeze({ level: 3, name: "Thoughtful", how: "Weighs every throw two moves ahead.", depth: 2 }),
+  Object.freeze({ level: 4, name: "Strong", how: "Weighs every throw three moves ahead.", depth: 3 }),
+  Object.freeze({ level: 5, name: "Expert", how: "Looks as far ahead as 0.7 s of thinking allows.", depth: 12, budget: 700 }),
 ]);
 
 const probabilityOf = (value) =>

@@ -158,6 +158,8 @@ class App {
     const local = against === "computer";
     for (const element of document.querySelectorAll("[data-for='computer']")) element.hidden = !local;
     for (const element of document.querySelectorAll("[data-for='online']")) element.hidden = local;
+    const level = LEVELS.find((entry) => entry.level === Number(this.form.elements.level.value));
+    $("level-how").textContent = level?.how ?? "";
     $("start").textContent = local ? "Start vs computer" : "Find an opponent";
     document.body.dataset.speed = this.form.elements.speed.value;
     if (this.phase === "idle" || this.phase === "over") this.renderIdle();
@@ -284,7 +286,10 @@ class App {
       error.textContent = "Enter a nick and a password.";
       return;
     }
+    // The server checks the password against its slow hash: say so meanwhile.
     $("login-submit").disabled = true;
+    $("login-submit").textContent = "Checking…";
+    $("login-submit").setAttribute("aria-busy", "true");
     try {
       await online.register({ nick, password });
       this.setLogin({ nick, password });
@@ -300,6 +305,8 @@ class App {
         problem.status === 401 ? "This nick is taken, or the password is wrong." : problem.message || String(problem);
     } finally {
       $("login-submit").disabled = false;
+      $("login-submit").textContent = "Log in";
+      $("login-submit").removeAttribute("aria-busy");
     }
   }
 

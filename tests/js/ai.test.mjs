@@ -66,7 +66,11 @@ test("LEVELS lists levels 1 to the hardest in order, with names", () => {
     LEVELS.map((_, index) => index + 1),
   );
   assert.ok(HARDEST >= 4);
-  for (const entry of LEVELS) assert.equal(typeof entry.name, "string");
+  for (const entry of LEVELS) {
+    // A name a person reads in a narrow menu, and in a sentence what the level does.
+    assert.match(entry.name, /^[A-Z][a-z]{2,11}$/);
+    assert.equal(typeof entry.how, "string");
+  }
 });
 
 test("every level returns one of the legal moves on positions from random playouts", () => {
