@@ -98,6 +98,10 @@ def test_the_replay_shows_every_position_of_a_finished_game(start_server, page):
     step = int(move.get_attribute("data-step"))
     assert page.evaluate(f"{replay}.step()") == step
     assert page.evaluate(f"{replay}.board()") == snapshots[step + 1]["pieces"]
+    # Play's pace is chosen: slow, normal or fast.
+    assert page.evaluate(f"{replay}.interval()") == 700
+    page.select_option("#replay-speed", label="Fast")
+    assert page.evaluate(f"{replay}.interval()") == 300
     page.click("#replay-play")
     page.wait_for_function(f"{replay}.step() >= {step + 2}", timeout=WAIT_MS)
     page.click("#replay-play")

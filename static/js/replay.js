@@ -4,7 +4,6 @@
 import { State, throwFromSticks } from "./rules/tab.js";
 import { showPlayers, showPosition, spectatorBoard } from "./spectate.js";
 
-const PLAY_MS = 700;
 const data = JSON.parse(document.getElementById("replay-data").textContent);
 const $ = (id) => document.getElementById(id);
 
@@ -64,10 +63,13 @@ function show(index, { animate = false } = {}) {
   if (over) pause();
 }
 
+/** How long Play shows each step, as the speed chosen says. */
+const interval = () => Number($("replay-speed").value);
+
 function play() {
   if (step === frames.length - 1) show(0);
   playButton.textContent = "Pause";
-  timer = setInterval(() => show(step + 1, { animate: true }), PLAY_MS);
+  timer = setInterval(() => show(step + 1, { animate: true }), interval());
 }
 
 function pause() {
@@ -76,6 +78,11 @@ function pause() {
   playButton.textContent = "Play";
 }
 
+$("replay-speed").addEventListener("change", () => {
+  if (timer === null) return;
+  clearInterval(timer);
+  timer = setInterval(() => show(step + 1, { animate: true }), interval());
+});
 $("replay-first").addEventListener("click", () => show(0));
 $("replay-back").addEventListener("click", () => show(step - 1));
 $("replay-forward").addEventListener("click", () => show(step + 1, { animate: true }));
@@ -84,7 +91,7 @@ playButton.addEventListener("click", () => (timer ? pause() : play()));
 slider.addEventListener("input", () => show(Number(slider.value)));
 for (const [at, row] of rows) row.addEventListener("click", () => show(at));
 document.addEventListener("keydown", (event) => {
-  if (event.target instanceof HTMLInputElement || event.altKey || event.ctrlKey || event.metaKey) return;
+  if (event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement || event.altKey || event.ctrlKey || event.metaKey) return;
   const keys = { ArrowLeft: () => show(step - 1), ArrowRight: () => show(step + 1, { animate: true }), Home: () => show(0) };
   keys.End = () => show(frames.length - 1);
   keys[" "] = () => (timer ? pause() : play());
@@ -98,6 +105,7 @@ window.replay = Object.freeze({
   step: () => step,
   steps: () => frames.length,
   playing: () => timer !== null,
+  interval,
   board: () => board.view.pieces,
   position: () => frames[step].position,
   pieces: (index) => frames[index].position.pieces,
