@@ -117,3 +117,27 @@ def test_the_buttons_of_a_page_not_found_can_be_read(start_server, browser):
         backgrounds = rgb(style["image"]) or rgb(style["background"])
         assert backgrounds and all(contrast(text, back) >= 4.5 for back in backgrounds), (button.inner_text(), style)
     page.close()
+
+
+OFF_SCREEN = """() => {
+  for (const details of document.querySelectorAll("details")) details.open = true;
+  return [...document.querySelectorAll("body *")]
+    .filter((element) => {
+      const box = element.getBoundingClientRect();
+      return box.width > 0 && box.height > 0 && (box.right > innerWidth + 1 || box.left < -1);
+    })
+    .filter((element) => !element.closest(".table-scroll"))  // a wide table scrolls in its own box
+    .map((element) => `${element.tagName.toLowerCase()}#${element.id}.${element.className}`);
+}"""
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (360, 740)])
+def test_no_page_runs_off_a_phone_screen(start_server, browser, width, height):
+    server = start_server()
+    context = browser.new_context(viewport={"width": width, "height": height}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    for path in ("/", "/games/", "/rankings/", "/play/draughts/", "/play/plakoto/", "/play/fish/", "/games/none/"):
+        page.goto(server.url + path)
+        assert page.evaluate(OFF_SCREEN) == [], path
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, path
+    context.close()
