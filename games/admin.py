@@ -1,4 +1,8 @@
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
 
 from .models import Game, GameEvent, Seat
 from .services import GameError, game_end
@@ -85,6 +89,27 @@ class GameAdmin(admin.ModelAdmin):
         # Nothing on the page can be changed: no Save buttons (the change permission stays, for the end actions).
         context = {"show_save": False, "show_save_and_continue": False, "show_save_and_add_another": False}
         return super().change_view(request, object_id, form_url, {**context, **(extra_context or {})})
+
+    ENDINGS = {
+        "loses": (True, "End this game: the player on turn loses, and the opponent wins?"),
+        "no-result": (False, "End this game with no result? It will count for no one."),
+    }
+
+    def get_urls(self):
+        end = self.admin_site.admin_view(self.end_view)
+        return [path("<int:object_id>/end/<str:how>/", end, name="games_game_end"), *super().get_urls()]
+
+    def end_view(self, request, object_id: int, how: str):
+        """End one game from its own page, as the list's actions do: asked first (GET), done on POST."""
+        game = get_object_or_404(Game, pk=object_id)
+        if how not in self.ENDINGS or not self.has_change_permission(request, game):
+            raise PermissionDenied
+        opponent_wins, question = self.ENDINGS[how]
+        if request.method == "POST":
+            self._end(request, Game.objects.filter(pk=game.pk), opponent_wins=opponent_wins)
+            return redirect(reverse("admin:games_game_change", args=[game.pk]))
+        context = {**self.admin_site.each_context(request), "opts": self.opts, "game": game, "question": question}
+        return TemplateResponse(request, "admin/games/game/end_confirmation.html", {**context, "title": "End a game"})
 
     def _end(self, request, queryset, *, opponent_wins: bool) -> None:
         ended, refused = 0, []

@@ -125,6 +125,28 @@ def test_staff_end_a_game_with_no_result(admin_client, api, alice, bob):
     assert api.as_player("alice")("roll", game=game.public_id) == (400, {"error": "The game is over"})
 
 
+def test_staff_end_a_game_from_its_own_page_after_a_question(admin_client, client, api, alice, bob):
+    _, body = api.as_player("alice")("join", group=3, size=7)
+    api.as_player("bob")("join", group=3, size=7)
+    game = Game.objects.get(public_id=body["game"])
+    page = admin_client.get(f"/admin/games/game/{game.pk}/change/").content.decode()
+    assert f"/admin/games/game/{game.pk}/end/loses/" in page and f"/admin/games/game/{game.pk}/end/no-result/" in page
+    asked = admin_client.get(f"/admin/games/game/{game.pk}/end/loses/").content.decode()
+    assert "the player on turn loses, and the opponent wins?" in asked
+    game.refresh_from_db()
+    assert game.status == "playing"  # asking changes nothing
+    assert admin_client.get(f"/admin/games/game/{game.pk}/end/whatever/").status_code == 403
+    assert client.post(f"/admin/games/game/{game.pk}/end/loses/").status_code == 302  # to the admin's login
+    game.refresh_from_db()
+    assert game.status == "playing"
+    response = admin_client.post(f"/admin/games/game/{game.pk}/end/loses/", follow=True)
+    assert "1 game(s) ended." in response.content.decode()
+    game.refresh_from_db()
+    assert (game.status, game.ending, game.winner.username) == ("finished", "ended", "bob")
+    # A finished game's page offers no end.
+    assert "/end/" not in admin_client.get(f"/admin/games/game/{game.pk}/change/").content.decode()
+
+
 def test_the_sign_in_spends_the_addresss_hashing_budget_and_waits_in_the_hashing_gate(client, settings):
     """A stranger trying passwords at /admin/login/ (each for another name: Django hashes for unknown names too)
     meets the budget of hashes of the game API, and the same bounded queue."""

@@ -74,6 +74,19 @@ def test_the_admin_and_the_games_list_after_a_game(start_server, browser):
     page.wait_for_url(re.compile(rf"/games/{game}/$"), timeout=WAIT_MS)
     expect(page.locator("#result")).to_contain_text(f"{winner} won", timeout=WAIT_MS)
 
+    # A game in play is ended from its own page, after a question.
+    for nick in ("carol", "dave"):
+        assert server.call("register", nick=nick, password=PASSWORD) == (200, {})
+    _, body = server.call("join", nick="carol", password=PASSWORD, group=4, size=7)
+    server.call("join", nick="dave", password=PASSWORD, group=4, size=7)
+    page.goto(f"{server.url}/admin/games/game/?q={body['game']}")
+    page.locator("#result_list tbody tr th a").first.click()
+    page.get_by_role("link", name="End with no result").click()
+    expect(page.locator("#content")).to_contain_text("It will count for no one.")
+    page.get_by_role("button", name="Yes, end the game").click()
+    expect(page.locator(".messagelist")).to_contain_text("1 game(s) ended.", timeout=WAIT_MS)
+    expect(page.get_by_role("link", name="End with no result")).to_have_count(0)
+
     # Ratings in whole numbers, as the site shows them.
     page.goto(f"{server.url}/admin/rankings/rating/")
     ratings = page.locator("#result_list td.field-rating_shown").all_inner_texts()
