@@ -965,6 +965,11 @@ class App {
       mode === "throw" ? "Click or press Space to throw" : mode === "wait" ? "Opponent's turn" : "",
     );
     $("pass").hidden = mode !== "pass";
+    if (mode === "pass" && this.focusBoardAfterThrow) {
+      // Thrown by the keyboard, and nothing can move: Enter passes at once (not two Tabs away).
+      this.focusBoardAfterThrow = false;
+      $("pass").focus({ preventScroll: true });
+    }
     if (mode === "choose-piece" || mode === "choose-destination") {
       const target =
         mode === "choose-piece"
