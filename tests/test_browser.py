@@ -182,9 +182,12 @@ def test_a_game_against_the_computer_lands_in_the_local_scoreboard(open_page):
     player.start()
     rng = random.Random(5)
     state = player.wait_idle()
+    board_top = player.page.locator("#board").bounding_box()["y"]
     fork_seen = False
     actions = 0
     while not state["over"]:
+        # Messages come and go above the board, which stays where it is.
+        assert player.page.locator("#board").bounding_box()["y"] == board_top
         assert state["turn"] == state["me"], state
         if state["mode"] == "choose-destination" and not fork_seen:
             fork_seen = True
