@@ -141,6 +141,17 @@ def test_a_game_in_play_is_watched_live(start_server, page):
         snapshots[version] = message
         page.wait_for_function(f"window.watch.version() === {version}", timeout=WAIT_MS)
         assert page.evaluate("window.watch.board()") == message["pieces"]
+        # The sticks of the throw on turn, drawn.
+        expect(page.locator("#watch-dice .sticks")).to_have_count(1 if message.get("dice") else 0)
+    # What happened since the page opened, newest first, in the replay's words.
+    seen = page.locator("#watch-log li").all_inner_texts()
+    assert any(re.fullmatch(r"(alice|bob) threw [12346]", line.strip()) for line in seen), seen
+    assert all(
+        re.fullmatch(
+            r"(alice|bob) (threw [12346]|passed|moved from row \d, column \d to row \d, column \d)", line.strip()
+        )
+        for line in seen
+    ), seen
     screenshot(page, "watch-live")
 
     assert server.call("leave", nick="alice", password=PASSWORD, game=game) == (200, {})

@@ -9,8 +9,55 @@ const status = document.getElementById("watch-status");
 const diceLine = document.getElementById("watch-dice");
 const board = spectatorBoard(canvas);
 const names = new Map();
+const log = document.getElementById("watch-log");
+const LOG_KEPT = 30;
 let version = null;
 let last = null;
+let previous = null;
+
+/** Where `cell` is, as the replay's log says it: its row from the initial player's side, its column from the left. */
+function cellName(cell, size) {
+  const row = Math.floor(cell / size);
+  const offset = cell % size;
+  const column = row % 2 === 0 ? offset : size - 1 - offset;
+  return `row ${row + 1}, column ${column + 1}`;
+}
+
+/** The four sticks of a throw, drawn as the replay's log draws them (light or dark). */
+function sticksOf(dice) {
+  const sticks = document.createElement("span");
+  sticks.className = "sticks";
+  sticks.setAttribute("aria-label", String(dice.value));
+  for (const light of dice.stickValues) {
+    const stick = document.createElement("span");
+    stick.className = light ? "stick stick-light" : "stick";
+    sticks.append(stick);
+  }
+  return sticks;
+}
+
+/** Add to the list what happened between two snapshots: a throw, a move or a pass. */
+function logChange(before, after) {
+  if (!log || !before?.pieces) return;
+  const size = Number(canvas.dataset.size);
+  const lines = [];
+  if (after.dice && !before.dice) lines.push([`${after.turn} threw ${after.dice.value}`, after.dice]);
+  const moved = after.step === "from" && after.selected;
+  if (moved && JSON.stringify(after.selected) !== JSON.stringify(before.step === "from" ? before.selected : null)) {
+    const [from, to] = after.selected;
+    lines.push([`${before.turn} moved from ${cellName(from, size)} to ${cellName(to, size)}`, null]);
+  }
+  if (!moved && before.dice && !after.dice && after.turn !== before.turn && !lines.length) {
+    lines.push([`${before.turn} passed`, null]);
+  }
+  for (const [text, dice] of lines) {
+    const item = document.createElement("li");
+    if (dice) item.append(sticksOf(dice), " ");
+    item.append(text);
+    log.prepend(item);
+  }
+  while (log.children.length > LOG_KEPT) log.lastElementChild.remove();
+}
 
 showPosition(board, State.initial(Number(canvas.dataset.size)).toJSON());
 
@@ -31,11 +78,14 @@ function show(message) {
   }
   status.textContent = `${message.turn} to play.`;
   const dice = message.dice;
-  diceLine.textContent = message.mustPass
-    ? `${message.turn} threw ${dice.value} and must pass.`
-    : dice
-      ? `${message.turn} threw ${dice.value}${dice.keepPlaying ? " (throws again after moving)" : ""}.`
-      : `${message.turn} is about to throw.`;
+  diceLine.replaceChildren(
+    message.mustPass
+      ? `${message.turn} threw ${dice.value} and must pass.`
+      : dice
+        ? `${message.turn} threw ${dice.value}${dice.keepPlaying ? " (throws again after moving)" : ""}.`
+        : `${message.turn} is about to throw.`,
+  );
+  if (dice) diceLine.prepend(sticksOf(dice), " ");
 }
 
 /** The game is over: the badge says so (no longer "Live"), and a link opens the replay of every move. */
@@ -52,11 +102,13 @@ function showEnd(winner) {
 
 const source = new EventSource(canvas.dataset.stream);
 source.onmessage = (event) => {
+  previous = last;
   last = JSON.parse(event.data);
   version = Number(event.lastEventId);
   if (!last.pieces) {
     status.textContent = "The game ended before it started.";
   } else {
+    logChange(previous, last);
     show(last);
   }
   if ("winner" in last) source.close();
