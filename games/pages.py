@@ -51,7 +51,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
         }
         for kind, engine in ENGINES.items()
     ]
-    return render(request, "lobby.html", {"games": games, "section": "play"})
+    return render(request, "lobby.html", {"games": games, "seeks": selectors.tab_seeks(), "section": "play"})
 
 
 def play(request: HttpRequest, kind: str) -> HttpResponse:

@@ -8,8 +8,9 @@ different text, and the action decodes the row as before.
 
 Taking removes: one action at a time owns a rules state (the rules change it in place), and an action whose
 transaction is undone leaves nothing behind. What is kept is what the transaction's last change wrote: the services
-write a game's position from its rules' state after every change of that state (games/services.py, `_record`). The text compared is what this process wrote, so a database that rewrites
-JSON (PostgreSQL's jsonb) never matches, and there nothing is kept.
+write a game's position from its rules' state after every change of that state (games/services.py, `_record`).
+The text compared is what this process wrote, so a database that rewrites JSON (PostgreSQL's jsonb) never matches,
+and there nothing is kept.
 """
 
 from typing import Any

@@ -63,3 +63,21 @@ def started_games(*, player_id: int | None = None) -> QuerySet[Game]:
     if player_id is not None:
         games = games.filter(pk__in=Seat.objects.filter(user_id=player_id).values("game_id"))
     return games.select_related("winner").prefetch_related(SEATS).order_by("-started_at", "-pk")
+
+
+SEEKS_SHOWN = 20
+
+
+def tab_seeks() -> list[dict]:
+    """The Tâb games waiting for an opponent, oldest first: who waits, in which group, on how many columns. Joining
+    one is joining the same group and size (the course's pairing), from the Tâb page."""
+    waiting = (
+        Seat.objects.filter(game__kind="tab", game__status=Game.Status.WAITING, index=0)
+        .order_by("game__created_at")
+        .values_list("user__username", "game__pool", "game__options", "game__created_at")[:SEEKS_SHOWN]
+    )
+    return [
+        {"nick": nick, "group": pool, "size": options.get("size"), "since": since}
+        for nick, pool, options, since in waiting
+        if options and options.get("size")
+    ]

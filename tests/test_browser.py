@@ -355,3 +355,27 @@ def test_logging_in_says_that_the_password_is_being_checked(open_page):
     expect(button).to_be_enabled()
     page.unroute("**/register")
     assert player.errors == []
+
+
+def test_a_player_waiting_in_the_lobby_is_joined_with_a_click(open_page, server):
+    assert server.call("register", nick="alice", password=PASSWORDS["alice"]) == (200, {})
+    _, body = server.call("join", nick="alice", password=PASSWORDS["alice"], group=8, size=9)
+    bob = open_page()
+    page = bob.page
+    page.goto(server.url + "/")
+    seeks = page.locator("#tab-seeks li")
+    expect(seeks).to_have_count(1)
+    expect(seeks.first).to_contain_text("alice · group 8 · 9 columns")
+    seeks.first.get_by_role("link", name="Play alice").click()
+    bob.wait_for("window.tab !== undefined")
+    # Not logged in yet: the page asks, then joins alice's group and size at once.
+    expect(page.locator("#login-popover")).to_be_visible()
+    page.fill("#nick", "bob")
+    page.fill("#password", PASSWORDS["bob"])
+    page.click("#login-submit")
+    bob.wait_for("tab.state().phase === 'playing' && !tab.state().busy")
+    assert bob.state()["me"] == "Red" and bob.state()["game"] == body["game"]
+    assert "group" not in page.url  # a reload does not join again
+    page.goto(server.url + "/")
+    expect(page.locator("#tab-seeks")).to_have_count(0)
+    assert bob.errors == []

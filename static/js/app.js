@@ -86,7 +86,25 @@ class App {
     this.renderIdle();
     this.renderScoreboard();
     setInterval(() => this.renderClock(), 1000);
-    this._restoreSession();
+    this._restoreSession().then(() => this._joinAsked());
+  }
+
+  /** The lobby's "Play alice" link: join that player's group and size online (after logging in, if need be). */
+  _joinAsked() {
+    const asked = new URLSearchParams(window.location.search);
+    const group = Number(asked.get("group"));
+    const size = Number(asked.get("size"));
+    if (!asked.has("group") || !asked.has("size")) return;
+    // Once: a reload must not join again.
+    window.history.replaceState(null, "", window.location.pathname);
+    if (this.phase === "playing" || this.phase === "waiting") return;
+    if (![...this.form.elements.size.options].some((option) => Number(option.value) === size)) return;
+    this.form.elements.opponent.value = "online";
+    this.form.elements.size.value = String(size);
+    this.form.elements.group.value = String(group);
+    this._syncSettings();
+    this._saveSettings();
+    this.start();
   }
 
   // Settings -----------------------------------------------------------------------------------------
