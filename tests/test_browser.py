@@ -169,6 +169,14 @@ def test_two_players_play_a_whole_online_game_by_clicking(open_page):
     expect(rows).to_have_count(2)
     expect(rows.first).to_contain_text(nick)
     screenshot(winner.page, "scoreboard-online")
+    # The end card links to the game's page, which replays it.
+    loser = red if winner is blue else blue
+    game = loser.state()["game"]
+    replay = loser.page.locator("#end-replay")
+    expect(replay).to_have_attribute("href", f"/games/{game}/")
+    replay.click()
+    loser.page.wait_for_function("window.replay !== undefined", timeout=WAIT_MS)
+    expect(loser.page.locator("#result")).to_contain_text(f"{nick} won")
     assert blue.errors == [] and red.errors == []
 
 
@@ -208,6 +216,7 @@ def test_a_game_against_the_computer_lands_in_the_local_scoreboard(open_page):
     result = state["result"]
     assert result in ("win", "loss")
     expect(player.page.locator("#end-screen")).to_have_attribute("data-result", result)
+    expect(player.page.locator("#end-replay")).to_be_hidden()  # a game in the browser has no page on the server
     screenshot(player.page, f"computer-end-{result}")
 
     badge = "Won" if result == "win" else "Lost"

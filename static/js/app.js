@@ -623,6 +623,11 @@ class App {
     screen.dataset.result = result;
     $("end-title").textContent = title;
     $("end-detail").textContent = detail;
+    // An online game that was played has its page: every move again, and the result the rankings counted.
+    const game = this.game;
+    const replay = $("end-replay");
+    replay.hidden = !(game?.kind === "online" && game.id && game.me && result !== "none");
+    if (!replay.hidden) replay.href = `/games/${encodeURIComponent(game.id)}/`;
     screen.hidden = false;
     $("end-again").focus({ preventScroll: true });
   }
