@@ -25,8 +25,6 @@ from . import protocol, server, services
 from .models import Tournament
 from .protocol import FishError
 
-# Seconds between the comments that keep a quiet stream open through proxies.
-
 
 def refusal(error: FishError) -> JsonResponse:
     return JsonResponse({"error_type": error.error_type, "error_message": str(error)}, status=400)

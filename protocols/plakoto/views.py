@@ -31,7 +31,6 @@ from .models import Table
 from .services import ApiError
 
 TABLE_NAME = re.compile(r"[a-z0-9-]{1,32}")
-# Seconds between the comments that keep a quiet stream open through proxies.
 DIGITS = re.compile(r"[0-9]+")
 
 

@@ -66,10 +66,16 @@ function show(index, { animate = false } = {}) {
 /** How long Play shows each step, as the speed chosen says. */
 const interval = () => Number($("replay-speed").value);
 
+/** Step forward at the chosen speed, from now on. */
+function run() {
+  clearInterval(timer);
+  timer = setInterval(() => show(step + 1, { animate: true }), interval());
+}
+
 function play() {
   if (step === frames.length - 1) show(0);
   playButton.textContent = "Pause";
-  timer = setInterval(() => show(step + 1, { animate: true }), interval());
+  run();
 }
 
 function pause() {
@@ -79,9 +85,7 @@ function pause() {
 }
 
 $("replay-speed").addEventListener("change", () => {
-  if (timer === null) return;
-  clearInterval(timer);
-  timer = setInterval(() => show(step + 1, { animate: true }), interval());
+  if (timer !== null) run();
 });
 $("replay-first").addEventListener("click", () => show(0));
 $("replay-back").addEventListener("click", () => show(step - 1));
@@ -91,7 +95,8 @@ playButton.addEventListener("click", () => (timer ? pause() : play()));
 slider.addEventListener("input", () => show(Number(slider.value)));
 for (const [at, row] of rows) row.addEventListener("click", () => show(at));
 document.addEventListener("keydown", (event) => {
-  if (event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement || event.altKey || event.ctrlKey || event.metaKey) return;
+  const field = event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement;
+  if (field || event.altKey || event.ctrlKey || event.metaKey) return;
   const keys = { ArrowLeft: () => show(step - 1), ArrowRight: () => show(step + 1, { animate: true }), Home: () => show(0) };
   keys.End = () => show(frames.length - 1);
   keys[" "] = () => (timer ? pause() : play());

@@ -1,7 +1,7 @@
 // Watching a game live: a read-only stream of the game's snapshots (not the players' `update`), shown on the same
 // canvas board as the game page. `window.watch` lets tests see what is shown.
 
-import { State } from "./rules/tab.js";
+import { State, cellName } from "./rules/tab.js";
 import { showPlayers, showPosition, spectatorBoard } from "./spectate.js";
 
 const canvas = document.getElementById("board");
@@ -13,15 +13,6 @@ const log = document.getElementById("watch-log");
 const LOG_KEPT = 30;
 let version = null;
 let last = null;
-let previous = null;
-
-/** Where `cell` is, as the replay's log says it: its row from the initial player's side, its column from the left. */
-function cellName(cell, size) {
-  const row = Math.floor(cell / size);
-  const offset = cell % size;
-  const column = row % 2 === 0 ? offset : size - 1 - offset;
-  return `row ${row + 1}, column ${column + 1}`;
-}
 
 /** The four sticks of a throw, drawn as the replay's log draws them (light or dark). */
 function sticksOf(dice) {
@@ -102,13 +93,13 @@ function showEnd(winner) {
 
 const source = new EventSource(canvas.dataset.stream);
 source.onmessage = (event) => {
-  previous = last;
+  const before = last;
   last = JSON.parse(event.data);
   version = Number(event.lastEventId);
   if (!last.pieces) {
     status.textContent = "The game ended before it started.";
   } else {
-    logChange(previous, last);
+    logChange(before, last);
     show(last);
   }
   if ("winner" in last) source.close();

@@ -10,6 +10,7 @@ import { gunzipSync } from "node:zlib";
 import {
   BLUE,
   DEFAULT_SIZE,
+  cellName,
   IllegalMove,
   MAX_SIZE,
   MIN_SIZE,
@@ -425,4 +426,16 @@ test("capturing the last piece wins: the game is over", () => {
   assertRefused(state, () => state.throw(throwOfValue(1)), "The game is over");
   assertRefused(state, () => state.passTurn(), "The game is over");
   assertRefused(state, () => state.select(-1), "The game is over");
+});
+
+test("a cell is named by its row and column as rules/tab.py names it", () => {
+  const named = [0, 6, 7, 13, 14, 27].map((cell) => cellName(cell, 7));
+  assert.deepEqual(named, [
+    "row 1, column 1",
+    "row 1, column 7",
+    "row 2, column 7",
+    "row 2, column 1",
+    "row 3, column 1",
+    "row 4, column 1",
+  ]);
 });

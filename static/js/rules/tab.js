@@ -50,6 +50,15 @@ export function ownRow(cell, color, size) {
 }
 
 /** Return `size` if it is a valid number of columns, else throw a RangeError. */
+/** Where `cell` is as a person reads it, the initial player's side at the bottom (rules/tab.py's cell_name). */
+export function cellName(cell, size) {
+  const row = Math.floor(cell / size);
+  const offset = cell % size;
+  // Rows run left to right from the initial player's side, then back, as the pieces travel.
+  const column = row % 2 === 0 ? offset : size - 1 - offset;
+  return `row ${row + 1}, column ${column + 1}`;
+}
+
 export function checkSize(size) {
   if (!Number.isInteger(size) || size < MIN_SIZE || size > MAX_SIZE || size % 2 === 0) {
     throw new RangeError(`invalid size ${JSON.stringify(size) ?? String(size)}`);
