@@ -32,10 +32,12 @@ def click_point(page: Page, point: int) -> None:
     page.mouse.click(box["x"] + x, box["y"] + y)
 
 
-def my_moves(page: Page) -> list[list[int]]:
-    return page.evaluate(
-        "() => plakotoPage.board.filter((c) => c.moves).flatMap((c) => c.moves.map((m) => [c.x, m.x]))"
-    )
+# The first move the board shown offers, with the pieces' places then; null while it offers none.
+MOVE_AND_PLACES = """() => {
+  const board = plakotoPage.board;
+  const moves = board.filter((c) => c.moves).flatMap((c) => c.moves.map((m) => [c.x, m.x]));
+  return moves.length ? [JSON.stringify(board.map((c) => c.piece)), moves[0]] : null;
+}"""
 
 
 def test_a_game_against_the_computer_by_clicks(page):
@@ -48,10 +50,9 @@ def test_a_game_against_the_computer_by_clicks(page):
     expect(page.locator("#state")).to_contain_text("Your turn", timeout=WAIT_MS)
     for _ in range(3):
         expect(page.locator("#state")).to_contain_text("Your turn", timeout=WAIT_MS)
-        page.wait_for_function("() => plakotoPage.board.some((c) => c.moves && c.moves.length)", timeout=WAIT_MS)
-        # The pieces' places: any move changes them (the dice and the time may come out the same again).
-        before = page.evaluate("() => JSON.stringify(plakotoPage.board.map((c) => c.piece))")
-        origin, target = my_moves(page)[0]
+        # A move of the board shown and the pieces' places, read at once: a refresh may replace the board between two
+        # reads. Any move changes the places (the dice and the time may come out the same again).
+        before, (origin, target) = page.wait_for_function(MOVE_AND_PLACES, timeout=WAIT_MS).json_value()
         click_point(page, origin)
         click_point(page, target)
         page.wait_for_function(
