@@ -6,17 +6,21 @@ a worker thread, so that hashing never holds up the games of other players.
 """
 
 from dataclasses import dataclass
+from datetime import timedelta
+from importlib import import_module
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import check_password, make_password
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from core import limits
 from core.dbthread import in_database_thread as _in_database_thread
 from core.errors import Refusal
 
 from . import credentials, hashing
-from .models import NickKey
+from .models import NickKey, SignedInSession
 from .nickrule import NICK_RULE_TEXT, nick_is_valid, nick_key
 
 User = get_user_model()
@@ -178,3 +182,45 @@ def anonymous_players(count: int = 2) -> tuple[int, ...]:
                 0
             ].pk
     return tuple(found[username] for username in names)
+
+
+def _session_store():
+    return import_module(settings.SESSION_ENGINE).SessionStore
+
+
+def session_signed_in(*, user_id: int, session_key: str) -> None:
+    """Note that the account signed in to this session, forgetting its sessions that have ended since."""
+    store = _session_store()
+    ended = [
+        key
+        for key in SignedInSession.objects.filter(user_id=user_id).values_list("session_key", flat=True)
+        if not store().exists(key)
+    ]
+    SignedInSession.objects.filter(session_key__in=[*ended, session_key]).delete()
+    SignedInSession.objects.create(user_id=user_id, session_key=session_key)
+
+
+def session_signed_out(*, session_key: str) -> None:
+    SignedInSession.objects.filter(session_key=session_key).delete()
+
+
+def sessions_end(*, user_id: int) -> int:
+    """Sign the account out of every session it signed in to, on every browser and device; return how many."""
+    store = _session_store()
+    keys = list(SignedInSession.objects.filter(user_id=user_id).values_list("session_key", flat=True))
+    for key in keys:
+        store(session_key=key).delete()
+    SignedInSession.objects.filter(session_key__in=keys).delete()
+    return len(keys)
+
+
+def sessions_clean() -> int:
+    """Delete the sessions that have expired (the session engine's own cleanup) and the notes of those an account
+    signed in to; return how many notes went. A session lives SESSION_COOKIE_AGE after its last change: only notes
+    older than that are looked at."""
+    store = _session_store()
+    store.clear_expired()
+    since = timezone.now() - timedelta(seconds=settings.SESSION_COOKIE_AGE)
+    old = SignedInSession.objects.filter(signed_in_at__lt=since)
+    ended = [key for key in old.values_list("session_key", flat=True) if not store().exists(key)]
+    return SignedInSession.objects.filter(session_key__in=ended).delete()[0]

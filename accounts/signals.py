@@ -1,9 +1,10 @@
 from django.contrib.auth import get_user_model
+from django.contrib.auth.signals import user_logged_in, user_logged_out
 from django.db import IntegrityError, transaction
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
-from . import credentials
+from . import credentials, services
 from .models import NickKey
 from .nickrule import nick_key
 
@@ -38,3 +39,16 @@ def keep_nick_key(sender, instance, created: bool, raw: bool = False, update_fie
             NickKey.objects.update_or_create(user=instance, defaults={"key": key})
     except IntegrityError:
         NickKey.objects.update_or_create(user=instance, defaults={"key": f"{key}#{instance.pk}"})
+
+
+@receiver(user_logged_in)
+def remember_session(sender, request, user, **kwargs) -> None:
+    """Keep the session an account signs in to (the site's page, the admin), to sign it out everywhere at will."""
+    if request is not None and request.session.session_key:
+        services.session_signed_in(user_id=user.pk, session_key=request.session.session_key)
+
+
+@receiver(user_logged_out)
+def forget_session(sender, request, user, **kwargs) -> None:
+    if request is not None and request.session.session_key:
+        services.session_signed_out(session_key=request.session.session_key)

@@ -69,7 +69,7 @@ class CorsMiddleware(BothModesMiddleware):
 
 # The site's own pages, the admin and the static files: read by people in a browser at this origin, never by another
 # site's scripts (which must not read an administrator's pages with their cookies, for one).
-SITE_PREFIXES = ("/admin/", "/play/", "/rankings/", "/players/", "/games/", "/static/")
+SITE_PREFIXES = ("/admin/", "/account/", "/play/", "/rankings/", "/players/", "/games/", "/static/")
 
 
 def answers_other_sites(path: str) -> bool:

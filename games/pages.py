@@ -51,7 +51,10 @@ def lobby(request: HttpRequest) -> HttpResponse:
         }
         for kind, engine in ENGINES.items()
     ]
-    return render(request, "lobby.html", {"games": games, "seeks": selectors.tab_seeks(), "section": "play"})
+    mine = selectors.games_in_progress(player_id=request.user.pk) if request.user.is_authenticated else []
+    return render(
+        request, "lobby.html", {"games": games, "seeks": selectors.tab_seeks(), "my_games": mine, "section": "play"}
+    )
 
 
 def play(request: HttpRequest, kind: str) -> HttpResponse:

@@ -3,8 +3,10 @@
 from typing import Any
 
 from django.db.models import Prefetch, QuerySet
+from django.urls import reverse
 
 from .models import Game, GameEvent, Seat
+from .rules import find_engine
 
 SEATS = Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index"))
 LOG = Prefetch("events", queryset=GameEvent.objects.select_related("player").order_by("seq"))
@@ -81,3 +83,39 @@ def tab_seeks() -> list[dict]:
         for nick, pool, options, since in waiting
         if options and options.get("size")
     ]
+
+
+def games_in_progress(*, player_id: int) -> list[dict[str, Any]]:
+    """Return a player's games waiting for players or in play, of every kind, newest first: what the player needs to
+    go back to one (its page, its opponents, whether it is the player's turn)."""
+    games = (
+        Game.objects.filter(
+            status__in=[Game.Status.WAITING, Game.Status.PLAYING],
+            pk__in=Seat.objects.filter(user_id=player_id).values("game_id"),
+        )
+        .prefetch_related(SEATS)
+        .order_by("-created_at", "-pk")
+    )
+    found = []
+    for game in games:
+        players = game.players
+        on_turn = None
+        if game.status == Game.Status.PLAYING and game.state is not None:
+            engine = find_engine(game.kind)
+            on_turn = engine.to_act(engine.state_from_json(game.state))
+        found.append(
+            {
+                "game": game.public_id,
+                "kind": game.kind,
+                "title": game.title,
+                "variant": game.variant_label,
+                "pool": game.pool,
+                "options": game.options,
+                "status": game.status,
+                "opponents": [user.username for user in players if user.pk != player_id],
+                "your_turn": on_turn is not None and players[on_turn].pk == player_id,
+                "resume": f"{reverse('play', args=[game.kind])}?game={game.public_id}",
+                "watch": game.get_absolute_url(),
+            }
+        )
+    return found

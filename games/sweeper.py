@@ -20,8 +20,10 @@ _started = threading.Lock()
 _thread: threading.Thread | None = None
 
 
-# Empty waiting rooms are deleted about once a minute: they cost nothing meanwhile.
+# Empty waiting rooms are deleted about once a minute: they cost nothing meanwhile. Expired sessions of the site,
+# about once an hour.
 ROOMS_CLEANED_EVERY = 60.0
+SESSIONS_CLEANED_EVERY = 3600.0
 
 
 # A starting process waits this long at most for its first sweep, which makes good an outage before it serves.
@@ -29,10 +31,12 @@ FIRST_SWEEP_WAIT = 10.0
 
 
 def sweep_forever(stop: threading.Event, swept: threading.Event | None = None) -> None:
+    from accounts.services import sessions_clean
+
     from . import publication
     from .services import game_expire_due, outage_bridge, rooms_clean
 
-    rooms_cleaned = time.monotonic()
+    rooms_cleaned = sessions_cleaned = time.monotonic()
     # The first sweep at once: after a restart, the clocks must be made good before anybody reads them.
     paused = False
     while swept is not None or not stop.wait(settings.TAB_SWEEP_INTERVAL):
@@ -59,6 +63,9 @@ def sweep_forever(stop: threading.Event, swept: threading.Event | None = None) -
             if time.monotonic() - rooms_cleaned >= ROOMS_CLEANED_EVERY:
                 rooms_cleaned = time.monotonic()
                 rooms_clean()
+            if time.monotonic() - sessions_cleaned >= SESSIONS_CLEANED_EVERY:
+                sessions_cleaned = time.monotonic()
+                sessions_clean()
         except Exception:
             # A database outage must not kill the sweeper: it tries again on the next tick.
             logger.exception("deadline sweep failed")

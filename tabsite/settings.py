@@ -90,6 +90,8 @@ SECRET_KEY = secret_key()
 DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+# The site's own calls (JSON) get their CSRF refusal as JSON.
+CSRF_FAILURE_VIEW = "accounts.views.csrf_failure"
 
 # Deployment behind a reverse proxy that terminates HTTPS (see the README's "Operating" section).
 # TRUSTED_PROXIES: how many proxies stand in front of the server; only then are their X-Forwarded-For (the

@@ -13,6 +13,8 @@ urlpatterns = [
     path("favicon.ico", RedirectView.as_view(url=static("img/favicon.svg"), permanent=True)),
     # The pages of rankings and game history, for graders, players and spectators; the lobby and each game's page.
     path("", include("rankings.urls")),
+    # Signing in to the site (a session), and the player's games in progress.
+    path("", include("accounts.urls")),
     path("", include("games.urls")),
 ]
 

@@ -149,7 +149,16 @@ def test_no_page_runs_off_a_phone_screen(start_server, browser, width, height):
     server = start_server()
     context = browser.new_context(viewport={"width": width, "height": height}, is_mobile=True, has_touch=True)
     page = context.new_page()
-    for path in ("/", "/games/", "/rankings/", "/play/draughts/", "/play/plakoto/", "/play/fish/", "/games/none/"):
+    for path in (
+        "/",
+        "/games/",
+        "/rankings/",
+        "/play/tab/",
+        "/play/draughts/",
+        "/play/plakoto/",
+        "/play/fish/",
+        "/games/none/",
+    ):
         page.goto(server.url + path)
         assert page.evaluate(OFF_SCREEN) == [], path
         assert page.evaluate("document.documentElement.scrollWidth") <= width, path

@@ -264,7 +264,7 @@ def test_refusals_rejoining_and_quitting(open_page):
     expect(blue.page.locator("#notice")).not_to_be_empty()
     assert blue.state()["version"] == state["version"]
 
-    # A reload keeps the player in the game (nick, password and game id are in sessionStorage).
+    # A reload keeps the player in the game (the session's cookie, and the game's id in sessionStorage).
     red.page.reload()
     red.wait_for("window.tab !== undefined && tab.state().phase === 'playing' && !tab.state().busy")
     assert red.state()["me"] == "Red"
@@ -345,7 +345,7 @@ def test_logging_in_says_that_the_password_is_being_checked(open_page):
     player = open_page()
     page = player.page
     held = []  # the register request, held back: the server's slow password hash, as long as the test likes
-    page.route("**/register", lambda route: held.append(route))
+    page.route("**/account/sign-in", lambda route: held.append(route))
     page.click("#login-open")
     page.fill("#nick", "alice")
     page.fill("#password", PASSWORDS["alice"])
@@ -362,7 +362,7 @@ def test_logging_in_says_that_the_password_is_being_checked(open_page):
     page.wait_for_selector("#logged-in:not([hidden])")
     expect(button).to_have_text("Log in")
     expect(button).to_be_enabled()
-    page.unroute("**/register")
+    page.unroute("**/account/sign-in")
     assert player.errors == []
 
 
@@ -388,3 +388,51 @@ def test_a_player_waiting_in_the_lobby_is_joined_with_a_click(open_page, server)
     page.goto(server.url + "/")
     expect(page.locator("#tab-seeks")).to_have_count(0)
     assert bob.errors == []
+
+
+def test_a_player_stays_logged_in_and_resumes_a_game_from_another_tab_browser_or_device(open_page, browser, server):
+    blue, red = open_page(), open_page()
+    start_online_game(blue, red, group=12)
+    game = blue.state()["game"]
+    version = settle([blue, red], None)[0]["version"]
+
+    # A new tab of the same browser: logged in, and the game is offered under "Your games", one click away.
+    tab = TabPage(blue.page.context.new_page(), server.url).open()
+    expect(tab.page.locator("#user-nick")).to_have_text("alice")
+    expect(tab.page.locator("#notice")).to_contain_text("You have a game in progress against bob")
+    entry = tab.page.locator("#my-games li")
+    expect(entry).to_have_count(1)
+    expect(entry).to_contain_text("Tâb · group 12 · 7 columns · against bob")
+    entry.get_by_role("button", name="Resume your game against bob").click()
+    state = tab.wait_idle(after=version - 1)
+    assert (state["game"], state["me"], state["version"]) == (game, "Blue", version)
+    expect(entry).to_contain_text("on the board")
+    assert tab.page.evaluate("sessionStorage.getItem('tab.login')") is None  # no password kept in the browser
+
+    # The browser restarted (its cookies kept): logged in; the game's link on the lobby resumes it at once.
+    restarted = browser.new_context(storage_state=blue.page.context.storage_state(), viewport=DESKTOP, **CONTEXT)
+    again = TabPage(restarted.new_page(), server.url)
+    again.page.goto(server.url + "/")
+    again.page.locator("#lobby-my-games li", has_text="against bob").get_by_role("link", name="Resume").click()
+    again.page.wait_for_function("window.tab !== undefined")
+    state = again.wait_idle(after=version - 1)
+    assert (state["game"], state["me"], state["version"]) == (game, "Blue", version)
+
+    # Another device: logged out until alice logs in there, then offered the game; she logs out everywhere.
+    phone = open_page(**PHONE)
+    expect(phone.page.locator("#login-open")).to_be_visible()
+    phone.log_in("alice", PASSWORDS["alice"])
+    expect(phone.page.locator("#my-games li")).to_contain_text("against bob")
+    phone.page.click("#logout-everywhere")
+    expect(phone.page.locator("#login-open")).to_be_visible()
+    for page in (tab, again):
+        page.page.reload()
+        page.page.wait_for_function("window.tab !== undefined")
+        expect(page.page.locator("#login-open")).to_be_visible()
+        expect(page.page.locator("#account-card")).to_be_hidden()
+    # The game itself goes on, for bob and for alice once she logs in again.
+    tab.log_in("alice", PASSWORDS["alice"])
+    tab.page.locator("#my-games").get_by_role("button").click()
+    assert tab.wait_idle(after=version - 1)["game"] == game
+    restarted.close()
+    assert blue.errors == [] and tab.errors == [] and again.errors == [] and phone.errors == []

@@ -70,25 +70,45 @@ def parse_body(request: HttpRequest) -> dict[str, Any]:
 ApiFunction = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
+class SignedIn(dict[str, Any]):
+    """The arguments of a function called by the site's own page, whose player is signed in by the site's session
+    (site.py): `credentials` gives that player instead of reading a nick and a password from them."""
+
+    def __init__(self, args: dict[str, Any], user_id: int):
+        super().__init__(args)
+        self.user_id = user_id
+
+
+def method_not_allowed(request: HttpRequest, method: str) -> JsonResponse:
+    response = error_response(f"Method {request.method} not allowed: use {method}", 405)
+    response["Allow"] = f"{method}, OPTIONS"
+    return response
+
+
+async def answer(function: ApiFunction, args_of: Callable[[], dict[str, Any]]) -> JsonResponse:
+    """Run a function on the arguments `args_of()` gives; a refusal on the way is its JSON error."""
+    try:
+        return JsonResponse(await function(args_of()))
+    except Refusal as error:
+        response = error_response(str(error), error.status)
+        if error.retry_after is not None:
+            response["Retry-After"] = str(error.retry_after)
+        return response
+
+
 def api_function(method: str = "POST") -> Callable[[ApiFunction], Callable[..., Awaitable[JsonResponse]]]:
-    """Turn `async function(args) -> dict` into a view of the course protocol."""
+    """Turn `async function(args) -> dict` into a view of the course protocol (the function itself stays at hand as
+    the view's `function`, for the site's own page: site.py)."""
 
     def decorate(function: ApiFunction) -> Callable[..., Awaitable[JsonResponse]]:
         @csrf_exempt
         @functools.wraps(function)
         async def view(request: HttpRequest) -> JsonResponse:
             if request.method != method:
-                response = error_response(f"Method {request.method} not allowed: use {method}", 405)
-                response["Allow"] = f"{method}, OPTIONS"
-                return response
-            try:
-                return JsonResponse(await function(parse_body(request)))
-            except Refusal as error:
-                response = error_response(str(error), error.status)
-                if error.retry_after is not None:
-                    response["Retry-After"] = str(error.retry_after)
-                return response
+                return method_not_allowed(request, method)
+            return await answer(function, lambda: parse_body(request))
 
+        view.function = function  # type: ignore[attr-defined]
         return view
 
     return decorate
@@ -129,7 +149,16 @@ def integer_argument(args: dict[str, Any], name: str, valid: Callable[[int], boo
     return number
 
 
-def credentials(args: dict[str, Any]) -> tuple[str, str]:
+# Who calls a function: a nick and a password to check, or the id of the user the site's session signed in.
+Login = tuple[str, str] | int
+
+
+def credentials(args: dict[str, Any]) -> Login:
+    """Return the request's nick and password, validated but not yet checked (or its signed-in user: SignedIn)."""
+    return args.user_id if isinstance(args, SignedIn) else nick_and_password(args)
+
+
+def nick_and_password(args: dict[str, Any]) -> tuple[str, str]:
     """Return the request's nick and password, validated but not yet checked."""
     return string_argument(args, "nick", NICK_MAX_LENGTH), string_argument(args, "password", PASSWORD_MAX_LENGTH)
 
@@ -142,12 +171,14 @@ def _as_remembered_player[Result](login: tuple[str, str], service: Callable[...,
     return _UNVERIFIED if user_id is None else service(user_id=user_id, **arguments)
 
 
-async def as_player[Result](login: tuple[str, str], service: Callable[..., Result], **arguments: Any) -> Result:
+async def as_player[Result](login: Login, service: Callable[..., Result], **arguments: Any) -> Result:
     """Run `service(user_id=…, **arguments)` for the player with these credentials, in the database thread.
 
     A pair verified recently costs one trip to that thread, check and service together; otherwise the password is
-    checked against its hash in a worker thread first.
+    checked against its hash in a worker thread first. A signed-in user is the player already.
     """
+    if isinstance(login, int):
+        return await in_database_thread(service)(user_id=login, **arguments)
     result = await in_database_thread(_as_remembered_player)(login, service, arguments)
     if result is not _UNVERIFIED:
         return result

@@ -8,8 +8,11 @@ class CourseApiConfig(AppConfig):
     label = "course_api"
     verbose_name = "Tâb course API"
     # Its functions at the root of the server (the lean handler serves those named in its urls), and the
-    # spectators' streams.
-    web_mounts = (WebMount("", "protocols.course_api.urls"),)
+    # spectators' streams; and the same functions for the site's own page, signed in by its session (site.py).
+    web_mounts = (
+        WebMount("", "protocols.course_api.urls"),
+        WebMount("play/tab/api/", "protocols.course_api.site_urls", cross_origin=False),
+    )
 
     def ready(self) -> None:
         from games.publication import register_renderer

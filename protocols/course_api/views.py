@@ -12,12 +12,14 @@ from games.rules import tab
 from rankings.selectors import ranking_top
 
 from .api import (
+    Login,
     api_function,
     as_player,
     credentials,
     integer,
     integer_argument,
     is_group,
+    nick_and_password,
     shown,
     string_argument,
 )
@@ -32,7 +34,7 @@ def _is_board_size(size: int) -> bool:
 @per_address("register", "TAB_REGISTER_PER_MINUTE")
 @api_function()
 async def register(args: dict[str, Any]) -> dict[str, Any]:
-    nick, password = credentials(args)
+    nick, password = nick_and_password(args)
     await user_register(nick=nick, password=password)
     return {}
 
@@ -48,7 +50,7 @@ async def join(args: dict[str, Any]) -> dict[str, Any]:
     return {"game": game.public_id}
 
 
-def _player_and_game(args: dict[str, Any]) -> tuple[tuple[str, str], str]:
+def _player_and_game(args: dict[str, Any]) -> tuple[Login, str]:
     """Return the request's credentials and game id, validated in the course server's order."""
     return credentials(args), string_argument(args, "game", GAME_ID_MAX_LENGTH)
 

@@ -23,8 +23,9 @@ const SPEEDS = {
 };
 const TURN_SECONDS = 120;
 const SETTINGS_KEY = "tab.settings.v1";
-const LOGIN_KEY = "tab.login"; // sessionStorage: a reload keeps the player logged in …
-const GAME_KEY = "tab.game"; // … and in the online game they were playing
+// sessionStorage: the online game this tab was playing, rejoined at once after a reload (the player stays signed in
+// by the site's session cookie, in every tab and after a restart: their other games are offered under "Your games").
+const GAME_KEY = "tab.game";
 
 const MODE_LABELS = {
   idle: "No game yet",
@@ -258,6 +259,15 @@ class App {
       this.logIn();
     });
     $("logout").addEventListener("click", () => this.logOut());
+    $("logout-everywhere").addEventListener("click", () => this.logOut({ everywhere: true }));
+    // A call refused because the session has ended (logged out on another device, say): log in again to go on.
+    window.addEventListener("session-ended", () => {
+      if (this.login) this.setLogin(null);
+    });
+    $("my-games").addEventListener("click", (event) => {
+      const button = event.target.closest("button[data-game]");
+      if (button) this.resumeOnline(button.dataset.game);
+    });
 
     // The end screen.
     $("end-again").addEventListener("click", () => this.start());
@@ -309,14 +319,16 @@ class App {
     $("login-submit").textContent = "Checking…";
     $("login-submit").setAttribute("aria-busy", "true");
     try {
-      await online.register({ nick, password });
-      this.setLogin({ nick, password });
+      const signed = await online.signIn({ nick, password });
+      this.setLogin({ nick: signed.nick });
       $("password").value = "";
       $("login-popover").hidePopover?.();
-      this.say(`Welcome, ${nick}! You can now play online.`);
+      this.say(`Welcome, ${signed.nick}! You can now play online.`);
       if (this.startAfterLogin) {
         this.startAfterLogin = false;
         this.start();
+      } else {
+        await this.loadMyGames({ offer: true });
       }
     } catch (problem) {
       error.textContent =
@@ -330,8 +342,11 @@ class App {
 
   setLogin(login) {
     this.login = login;
-    if (login) sessionStorage.setItem(LOGIN_KEY, JSON.stringify(login));
-    else sessionStorage.removeItem(LOGIN_KEY);
+    if (!login) {
+      this.myGames = [];
+      this.renderMyGames();
+    }
+    $("account-card").hidden = !login;
     $("logged-out").hidden = Boolean(login);
     $("logged-in").hidden = !login;
     $("user-nick").textContent = login ? login.nick : "";
@@ -339,39 +354,148 @@ class App {
     this.renderControls();
   }
 
-  async logOut() {
+  /** Log out of this browser, or of every browser and device (`everywhere`); an online game in play stays on the
+   * server, to be resumed after logging in again, and runs out of time meanwhile. */
+  async logOut({ everywhere = false } = {}) {
     if (this.game?.kind === "online" && (this.phase === "playing" || this.phase === "waiting")) {
-      if (!window.confirm("Logging out leaves your online game, and your opponent wins. Log out?")) return;
-      await this.quit();
+      const ask =
+        this.phase === "playing"
+          ? "Your online game goes on without you, and is lost if your turn runs out before you log in again. Log out?"
+          : "Logging out stops looking for an opponent. Log out?";
+      if (!window.confirm(ask)) return;
+      if (this.phase === "waiting") await this.quit();
+      this.game?.close();
+      this.game = null;
+      this.phase = "idle";
+      this.renderIdle();
     }
+    try {
+      await online.signOut({ everywhere });
+    } catch (problem) {
+      if (problem.status !== 401) {
+        this.refuse(`Could not log out: ${problem.message}`);
+        return;
+      }
+    }
+    sessionStorage.removeItem(GAME_KEY);
     this.setLogin(null);
-    this.say("You are logged out. You can still play against the computer.");
+    this.say(
+      everywhere
+        ? "You are logged out on every browser and device. You can still play against the computer."
+        : "You are logged out. You can still play against the computer.",
+    );
   }
 
   async _restoreSession() {
     const resumed = LocalGame.resumed(this);
     if (resumed) this.resumeLocal(resumed);
-    let login = null;
+    const nick = document.body.dataset.nick;
+    if (!nick) {
+      sessionStorage.removeItem(GAME_KEY);
+      return;
+    }
+    this.setLogin({ nick });
     let saved = null;
     try {
-      login = JSON.parse(sessionStorage.getItem(LOGIN_KEY) || "null");
       saved = JSON.parse(sessionStorage.getItem(GAME_KEY) || "null");
     } catch {
-      login = null;
+      saved = null;
     }
-    if (!login?.nick || !login?.password) return;
-    this.setLogin(login);
+    const asked = new URLSearchParams(window.location.search).get("game");
+    if (asked) window.history.replaceState(null, "", window.location.pathname);
+    await this.loadMyGames({ offer: !resumed, resume: resumed ? null : (asked ?? saved?.id ?? null) });
+  }
+
+  /** Fetch the player's games in progress and show them under "Your games". `resume`: the id of a game to go back
+   * to at once (a reload, a "Resume" link); `offer`: otherwise, point the player to the games waiting for them. */
+  async loadMyGames({ offer = false, resume = null } = {}) {
+    let mine;
     try {
-      await online.register(login);
-    } catch (problem) {
-      if (problem.status === 401) {
-        this.setLogin(null);
-        sessionStorage.removeItem(GAME_KEY);
-        this.notice("Your saved login was refused: please log in again.");
-        return;
-      }
+      mine = await online.myGames();
+    } catch {
+      return; // the server is away: the games stay where they are, and the next sign-in lists them
     }
-    if (saved?.id && !resumed) this.startOnline(saved, { rejoin: true });
+    if (!mine.nick) {
+      // The session ended meanwhile (logged out elsewhere, or expired).
+      sessionStorage.removeItem(GAME_KEY);
+      this.setLogin(null);
+      this.notice("Your session has ended: log in again to play online.");
+      return;
+    }
+    this.myGames = mine.games;
+    this.renderMyGames();
+    const idle = this.phase !== "playing" && this.phase !== "waiting";
+    const wanted = this.myGames.find((entry) => entry.game === resume && entry.kind === "tab");
+    if (wanted && idle) {
+      this.resumeOnline(wanted.game);
+      return;
+    }
+    if (resume && !wanted) sessionStorage.removeItem(GAME_KEY);
+    const mineHere = this.myGames.filter((entry) => entry.kind === "tab");
+    if (offer && idle && mineHere.length > 0) {
+      const first = mineHere[0];
+      const rivals = first.opponents.length ? ` against ${first.opponents.join(", ")}` : "";
+      this.notice(
+        mineHere.length === 1
+          ? `You have a game in progress${rivals}: resume it under “Your games”.`
+          : `You have ${mineHere.length} games in progress: resume one under “Your games”.`,
+      );
+      this.collapsePanel(false);
+    }
+  }
+
+  renderMyGames() {
+    const list = $("my-games");
+    const games = this.myGames ?? [];
+    $("my-games-none").hidden = games.length > 0;
+    list.replaceChildren(
+      ...games.map((entry) => {
+        const item = document.createElement("li");
+        const what = document.createElement("span");
+        const where = entry.kind === "tab" ? `group ${entry.pool} · ${entry.variant}` : entry.variant;
+        const rivals = entry.opponents.length ? `against ${entry.opponents.join(", ")}` : "waiting for an opponent";
+        what.textContent = `${entry.title} · ${where} · ${rivals}`;
+        item.append(what);
+        const current = this.game?.kind === "online" && this.game.id === entry.game;
+        if (entry.your_turn && !current) {
+          const turn = document.createElement("strong");
+          turn.className = "my-game-turn";
+          turn.textContent = "your turn";
+          item.append(" ", turn);
+        }
+        if (current) {
+          const here = document.createElement("span");
+          here.className = "my-game-here";
+          here.textContent = "on the board";
+          item.append(" ", here);
+        } else if (entry.kind === "tab") {
+          const button = document.createElement("button");
+          button.type = "button";
+          button.className = "button button-small";
+          button.dataset.game = entry.game;
+          button.textContent = "Resume";
+          button.setAttribute("aria-label", `Resume your game ${rivals}`);
+          item.append(" ", button);
+        } else {
+          const link = document.createElement("a");
+          link.href = entry.resume;
+          link.textContent = "Resume";
+          item.append(" ", link);
+        }
+        return item;
+      }),
+    );
+  }
+
+  /** Go back to one of the player's online games (see "Your games"). */
+  resumeOnline(id) {
+    const entry = (this.myGames ?? []).find((candidate) => candidate.game === id);
+    if (!entry) return;
+    if (this.phase === "playing" || this.phase === "waiting") {
+      this.refuse("A game is on: quit it before going back to another.");
+      return;
+    }
+    this.startOnline({ id, group: Number(entry.pool), size: entry.options.size }, { rejoin: true });
   }
 
   // Starting and ending ------------------------------------------------------------------------------
@@ -465,7 +589,7 @@ class App {
     if (!gameId) {
       this.say(`Looking for an opponent in group ${group} on ${size} columns…`);
       try {
-        gameId = await online.join(this.login, group, size);
+        gameId = await online.join(group, size);
       } catch (problem) {
         this.phase = "idle";
         this.renderIdle();
@@ -475,8 +599,10 @@ class App {
     }
     sessionStorage.setItem(GAME_KEY, JSON.stringify({ id: gameId, group, size }));
     const game = new OnlineGame(this, this.login, { id: gameId, group, size });
+    if (!rejoin) this.loadMyGames();
     this.game = game;
     this.rejoined = rejoin;
+    this.renderMyGames();
     this.say(
       rejoin
         ? "Rejoining your online game…"
@@ -538,6 +664,7 @@ class App {
     if (this.phase === "over" && this.result) return;
     this.phase = "over";
     game.close();
+    if (game.kind === "online") this.loadMyGames();
     const me = game.me;
     let result;
     let title;

@@ -225,20 +225,20 @@ export class OnlineGame {
   }
 
   throwSticks() {
-    return this._request(() => online.roll(this.login, this.id));
+    return this._request(() => online.roll(this.id));
   }
 
   select(cell) {
-    return this._request(() => online.notify(this.login, this.id, cell));
+    return this._request(() => online.notify(this.id, cell));
   }
 
   passTurn() {
-    return this._request(() => online.pass(this.login, this.id));
+    return this._request(() => online.pass(this.id));
   }
 
   async quit() {
     this.quitting = true;
-    await online.leave(this.login, this.id);
+    await online.leave(this.id);
   }
 
   close() {

@@ -1,7 +1,14 @@
-// The course's Tâb API, as the page uses it: POST functions with JSON bodies and the `update` event stream.
-// Everything lives at the same origin as the page, under the root that the template names.
+// The server, as the page uses it: signing in to the site (a session cookie), the course's Tâb functions as the
+// site's own page calls them (signed in by that session: /play/tab/api/…), the course's `ranking` and its `update`
+// event stream. Everything lives at the same origin as the page, under the root that the template names.
 
 const API_ROOT = new URL(document.body.dataset.apiRoot || "/", document.baseURI);
+
+/** The CSRF token that the page's calls carry: Django's cookie (renewed at sign-in), or the page's own copy. */
+function csrfToken() {
+  const cookie = document.cookie.split("; ").find((entry) => entry.startsWith("csrftoken="));
+  return cookie ? decodeURIComponent(cookie.slice("csrftoken=".length)) : (document.body.dataset.csrf ?? "");
+}
 
 /** A request the server refused, or could not answer; `message` is meant for the player. */
 export class ApiError extends Error {
@@ -12,13 +19,14 @@ export class ApiError extends Error {
   }
 }
 
-async function call(name, payload) {
+async function call(name, payload, method = "POST") {
   let response;
   try {
     response = await fetch(new URL(name, API_ROOT), {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(payload),
+      method,
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
+      body: method === "POST" ? JSON.stringify(payload) : undefined,
+      credentials: "same-origin",
     });
   } catch {
     throw new ApiError("The server cannot be reached: check your connection and try again.", 0);
@@ -29,37 +37,48 @@ async function call(name, payload) {
   } catch {
     // Not JSON (a proxy's error page, say): the status code below tells the player what happened.
   }
+  if (response.status === 401 && name.startsWith("play/")) window.dispatchEvent(new Event("session-ended"));
   if (!response.ok || (data && typeof data.error === "string")) {
     throw new ApiError(data?.error || `The server answered with status ${response.status}.`, response.status);
   }
   return data;
 }
 
-/** Create the account, or check the password of an existing one. */
-export function register({ nick, password }) {
-  return call("register", { nick, password });
+/** Sign in to the site: create the account, or check the password of an existing one. Return {nick}. */
+export function signIn({ nick, password }) {
+  return call("account/sign-in", { nick, password });
+}
+
+/** End this browser's session; with `everywhere`, every session of the account, on every browser and device. */
+export function signOut({ everywhere = false } = {}) {
+  return call(everywhere ? "account/sign-out-everywhere" : "account/sign-out", {});
+}
+
+/** Who is signed in ({nick: null} if nobody) and their games in progress: {nick, games: [{game, kind, …}]}. */
+export function myGames() {
+  return call("account/games", null, "GET");
 }
 
 /** Ask for a game of `size` in `group`; return its id (the pairing itself arrives on the update stream). */
-export async function join({ nick, password }, group, size) {
-  const data = await call("join", { group, nick, password, size });
+export async function join(group, size) {
+  const data = await call("play/tab/api/join", { group, size });
   return data.game;
 }
 
-export function leave({ nick, password }, game) {
-  return call("leave", { nick, password, game });
+export function leave(game) {
+  return call("play/tab/api/leave", { game });
 }
 
-export function roll({ nick, password }, game) {
-  return call("roll", { nick, password, game });
+export function roll(game) {
+  return call("play/tab/api/roll", { game });
 }
 
-export function pass({ nick, password }, game) {
-  return call("pass", { nick, password, game });
+export function pass(game) {
+  return call("play/tab/api/pass", { game });
 }
 
-export function notify({ nick, password }, game, cell) {
-  return call("notify", { nick, password, game, cell });
+export function notify(game, cell) {
+  return call("play/tab/api/notify", { game, cell });
 }
 
 /** Return the group's ten best players on boards of `size`: [{nick, victories, games}]. */
