@@ -6,7 +6,6 @@ a nick and a password is the course's `register`: a new nick makes the account, 
 with the same limits. The course API itself knows no sessions: its clients send a nick and a password every time.
 """
 
-import json
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -15,21 +14,16 @@ from django.http import HttpRequest, JsonResponse
 from django.views.csrf import csrf_failure as django_csrf_failure
 from django.views.decorators.http import require_GET, require_POST
 
+from core.calls import answered, arguments, refused, signed_in_user
 from core.errors import Refusal
 from core.limits import per_address
 from core.text import is_text
+from games.invitations import invitations_of
 from games.selectors import games_in_progress
 
 from .services import PASSWORD_MAX_LENGTH, sessions_end, user_register
 
 NICK_MAX_LENGTH = 32
-
-
-def _error(message: str, status: int, retry_after: int | None = None) -> JsonResponse:
-    response = JsonResponse({"error": message}, status=status)
-    if retry_after is not None:
-        response["Retry-After"] = str(retry_after)
-    return response
 
 
 def _text(args: dict[str, Any], name: str, max_length: int) -> str:
@@ -39,30 +33,17 @@ def _text(args: dict[str, Any], name: str, max_length: int) -> str:
     return value
 
 
-def _arguments(request: HttpRequest) -> dict[str, Any]:
-    try:
-        args = json.loads(request.body or b"{}")
-    except ValueError:
-        raise Refusal("The request is not valid JSON") from None
-    if not isinstance(args, dict):
-        raise Refusal("The request must be a JSON object")
-    return args
-
-
 @require_POST
 @per_address("register", "TAB_REGISTER_PER_MINUTE")
-async def sign_in(request: HttpRequest) -> JsonResponse:
+@answered
+async def sign_in(request: HttpRequest) -> dict[str, Any]:
     """POST /account/sign-in {nick, password}: make the account or check its password, and sign in to the session."""
-    try:
-        args = _arguments(request)
-        nick = _text(args, "nick", NICK_MAX_LENGTH)
-        password = _text(args, "password", PASSWORD_MAX_LENGTH)
-        user_id = await user_register(nick=nick, password=password)
-    except Refusal as refusal:
-        return _error(str(refusal), refusal.status, refusal.retry_after)
-    user = await get_user_model().objects.aget(pk=user_id)
+    args = arguments(request)
+    nick = _text(args, "nick", NICK_MAX_LENGTH)
+    password = _text(args, "password", PASSWORD_MAX_LENGTH)
+    user = await get_user_model().objects.aget(pk=await user_register(nick=nick, password=password))
     await alogin(request, user)
-    return JsonResponse({"nick": user.get_username()})
+    return {"nick": user.get_username()}
 
 
 @require_POST
@@ -73,29 +54,29 @@ async def sign_out(request: HttpRequest) -> JsonResponse:
 
 
 @require_POST
-async def sign_out_everywhere(request: HttpRequest) -> JsonResponse:
+@answered
+async def sign_out_everywhere(request: HttpRequest) -> dict[str, Any]:
     """POST /account/sign-out-everywhere: end every session the account signed in to, this one included."""
-    user = await request.auser()
-    if not user.is_authenticated:
-        return _error("You are not signed in", 401)
+    user = await signed_in_user(request, "You are not signed in")
     ended = await sync_to_async(sessions_end)(user_id=user.pk)
     await alogout(request)
-    return JsonResponse({"sessions": ended})
+    return {"sessions": ended}
 
 
 @require_GET
 async def my_games(request: HttpRequest) -> JsonResponse:
-    """GET /account/games: who is signed in to this session ({"nick": null} if nobody), and their games in
-    progress, of every kind, newest first."""
+    """GET /account/games: who is signed in to this session ({"nick": null} if nobody), their games in progress, of
+    every kind, newest first, and their open invitations, sent and received."""
     user = await request.auser()
     if not user.is_authenticated:
-        return JsonResponse({"nick": None, "games": []})
+        return JsonResponse({"nick": None, "games": [], "invitations": {"sent": [], "received": []}})
     games = await sync_to_async(games_in_progress)(player_id=user.pk)
-    return JsonResponse({"nick": user.get_username(), "games": games})
+    invitations = await sync_to_async(invitations_of)(user.pk)
+    return JsonResponse({"nick": user.get_username(), "games": games, "invitations": invitations})
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> Any:
     """A call of the site's own page without a valid CSRF token gets a JSON error it can show; a form, Django's page."""
     if request.content_type == "application/json":
-        return _error("This page has expired: reload it and try again", 403)
+        return refused("This page has expired: reload it and try again", 403)
     return django_csrf_failure(request, reason)

@@ -4,7 +4,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
-from .models import Game, GameEvent, Seat
+from .models import Game, GameEvent, Invitation, Seat
 from .services import GameError, game_end
 
 
@@ -131,3 +131,23 @@ class GameAdmin(admin.ModelAdmin):
     @admin.action(description="End the selected games with no result (they count for no one)")
     def end_with_no_result(self, request, queryset) -> None:
         self._end(request, queryset, opponent_wins=False)
+
+
+@admin.register(Invitation)
+class InvitationAdmin(admin.ModelAdmin):
+    """Invitations to matches between friends, to look at: they change only through their players' answers."""
+
+    list_display = ("token", "kind", "pool", "inviter", "invitee", "status", "created_at", "expires_at", "game")
+    list_filter = ("status", "kind")
+    search_fields = ("inviter__username", "invitee__username", "token")
+    list_select_related = ("inviter", "invitee", "game")
+    date_hierarchy = "created_at"
+
+    def get_readonly_fields(self, request, obj=None):
+        return [field.name for field in self.model._meta.fields]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False

@@ -3,6 +3,7 @@ import secrets
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
+from django.utils import timezone
 
 from .rules import UnknownGame, find_engine, labels
 
@@ -219,3 +220,37 @@ class SweepMark(models.Model):
 
     def __str__(self) -> str:
         return f"swept at {self.swept_at:%Y-%m-%d %H:%M:%S}"
+
+
+class Invitation(models.Model):
+    """A player's invitation to a match: to whoever opens its link, or to one player (a rematch). The match starts
+    when it is accepted, with both players seated; until then it is no match, and the pairing of strangers never
+    sees it."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", "open"
+        ACCEPTED = "accepted", "accepted"
+        DECLINED = "declined", "declined"
+        CANCELLED = "cancelled", "cancelled"
+
+    token = models.CharField(max_length=32, unique=True, default=new_public_id, editable=False)
+    kind = models.CharField(max_length=20, default="tab")
+    options = models.JSONField(default=dict, blank=True)
+    pool = models.CharField(max_length=40, blank=True, default="")
+    inviter = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invitations_sent")
+    # Nobody: whoever opens the link first.
+    invitee = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invitations_received", null=True, blank=True
+    )
+    # The match this one would be a rematch of.
+    rematch_of = models.ForeignKey(Game, on_delete=models.SET_NULL, related_name="+", null=True, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
+    game = models.OneToOneField(Game, on_delete=models.SET_NULL, related_name="invitation", null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["invitee", "status"], name="invitation_invitee_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} from {self.inviter_id} ({self.status})"

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import pages
+from . import calls, pages
 
 urlpatterns = [
     path("", pages.lobby, name="home"),
@@ -8,4 +8,8 @@ urlpatterns = [
     path("games/<str:public_id>/", pages.game, name="game"),
     # Each game's own page: its kind is any registered engine's.
     path("play/<slug:kind>/", pages.play, name="play"),
+    # The pages' calls: invitations to a match between friends, rematches.
+    path("play/invitations", calls.invitation_new, name="invitation-new"),
+    path("play/invitations/<str:token>", calls.invitation, name="invitation"),
+    path("play/invitations/<str:token>/<slug:answer>", calls.invitation_answer, name="invitation-answer"),
 ]

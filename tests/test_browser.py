@@ -436,3 +436,48 @@ def test_a_player_stays_logged_in_and_resumes_a_game_from_another_tab_browser_or
     assert tab.wait_idle(after=version - 1)["game"] == game
     restarted.close()
     assert blue.errors == [] and tab.errors == [] and again.errors == [] and phone.errors == []
+
+
+def test_friends_play_by_an_invitation_link_then_a_rematch(open_page):
+    alice, bob = open_page(), open_page()
+    alice.log_in("alice", PASSWORDS["alice"])
+    alice.configure(size=7, opponent="online", group=21)
+    alice.page.click("#invite")
+    link = alice.page.locator("#invite-link")
+    expect(link).to_have_value(re.compile(r"/play/tab/\?invite=[0-9a-f]{32}$"))
+    expect(alice.page.locator("#invite-status")).to_contain_text("Waiting for your friend")
+
+    # bob opens the link, logged out: he sees the invitation, logs in when he accepts, and the game starts for both.
+    bob.page.goto(link.input_value())
+    bob.page.wait_for_function("window.tab !== undefined")
+    expect(bob.page.locator("#invite-what")).to_have_text(
+        "alice invites you to a game of Tâb on 7 columns, in group 21."
+    )
+    bob.page.click("#invite-accept")
+    expect(bob.page.locator("#login-popover")).to_be_visible()
+    bob.page.fill("#nick", "bob")
+    bob.page.fill("#password", PASSWORDS["bob"])
+    bob.page.click("#login-submit")
+    for page in (alice, bob):
+        page.wait_for("tab.state().phase === 'playing' && !tab.state().busy")
+        expect(page.page.locator("#invite-card")).to_be_hidden()
+    first = alice.state()["game"]
+    assert bob.state()["game"] == first
+    assert (alice.state()["me"], bob.state()["me"]) == ("Blue", "Red")  # the inviter plays first
+
+    # alice resigns; bob offers a rematch from the end card, alice sees the offer there and takes it.
+    alice.page.click("#quit")
+    alice.page.click("#confirm-quit-yes")
+    for page in (alice, bob):
+        page.wait_for("tab.state().phase === 'over'")
+        expect(page.page.locator("#end-rematch")).to_be_visible()
+    bob.page.click("#end-rematch")
+    expect(bob.page.locator("#end-rematch-status")).to_have_text("Waiting for alice to accept…")
+    expect(alice.page.locator("#end-rematch-status")).to_have_text("bob offers a rematch.")
+    expect(alice.page.locator("#end-rematch")).to_have_text("Accept rematch")
+    alice.page.click("#end-rematch")
+    for page in (alice, bob):
+        page.wait_for(f"tab.state().phase === 'playing' && tab.state().game !== '{first}' && !tab.state().busy")
+    assert alice.state()["game"] == bob.state()["game"] != first
+    assert (alice.state()["me"], bob.state()["me"]) == ("Red", "Blue")  # who played second begins
+    assert alice.errors == [] and bob.errors == []

@@ -39,14 +39,14 @@ def signed_in_pair() -> tuple[Client, Client]:
 
 
 def test_signing_in_makes_the_account_and_a_session_that_later_requests_are_signed_in_by(client):
-    assert mine(client) == {"nick": None, "games": []}
+    assert mine(client)["nick"] is None
     assert sign_in(client, "dora", "dora-secret") == (200, {"nick": "dora"})
-    assert mine(client) == {"nick": "dora", "games": []}
+    assert mine(client)["nick"] == "dora" and mine(client)["games"] == []
     # The account is the course API's too: the same nick and password play there.
     response = client.post("/register", {"nick": "dora", "password": "dora-secret"}, content_type="application/json")
     assert (response.status_code, response.json()) == (200, {})
     # Another browser has no session.
-    assert mine(Client()) == {"nick": None, "games": []}
+    assert mine(Client())["nick"] is None
 
 
 def test_a_wrong_password_or_a_bad_nick_signs_nobody_in(client):
@@ -110,25 +110,33 @@ def test_without_a_session_the_page_s_calls_are_refused_and_the_course_api_ignor
     assert not Game.objects.exists()
 
 
-def test_the_page_s_calls_need_the_csrf_token():
+def post_with_token(browser: Client, path: str, payload: dict, token: str | None = None):
+    """POST as the page does, with the CSRF token (by default the one in the browser's cookie)."""
+    token = browser.cookies["csrftoken"].value if token is None else token
+    return browser.post(path, data=json.dumps(payload), content_type="application/json", headers={"X-CSRFToken": token})
+
+
+def browser_signed_in(nick: str, password: str) -> tuple[Client, str]:
+    """Return a client that checks CSRF as a browser must, signed in through the Tâb page, and the token it had."""
     browser = Client(enforce_csrf_checks=True)
-    assert sign_in(browser, "dora", "dora-secret") == (403, {"error": "This page has expired: reload it and try again"})
     assert browser.get("/play/tab/").status_code == 200  # the page gives its token, as a cookie
     token = browser.cookies["csrftoken"].value
-    response = browser.post(
-        "/account/sign-in",
-        data=json.dumps({"nick": "dora", "password": "dora-secret"}),
-        content_type="application/json",
-        headers={"X-CSRFToken": token},
+    assert post_with_token(browser, "/account/sign-in", {"nick": nick, "password": password}).status_code == 200
+    return browser, token
+
+
+def test_the_page_s_calls_need_the_csrf_token():
+    assert sign_in(Client(enforce_csrf_checks=True), "dora", "dora-secret") == (
+        403,
+        {"error": "This page has expired: reload it and try again"},
     )
-    assert response.status_code == 200
+    browser, token = browser_signed_in("dora", "dora-secret")
     # Signing in gives a new token; a call with the old one is refused, with the new one it is taken.
     assert browser.cookies["csrftoken"].value != token
-    response = browser.post("/account/sign-out", content_type="application/json", headers={"X-CSRFToken": token})
-    assert response.status_code == 403 and mine(browser)["nick"] == "dora"
-    fresh = browser.cookies["csrftoken"].value
-    response = browser.post("/account/sign-out", content_type="application/json", headers={"X-CSRFToken": fresh})
-    assert response.status_code == 200 and mine(browser)["nick"] is None
+    assert post_with_token(browser, "/account/sign-out", {}, token).status_code == 403
+    assert mine(browser)["nick"] == "dora"
+    assert post_with_token(browser, "/account/sign-out", {}).status_code == 200
+    assert mine(browser)["nick"] is None
 
 
 def test_signing_out_ends_one_session_and_signing_out_everywhere_ends_them_all(alice):

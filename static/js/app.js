@@ -26,6 +26,9 @@ const SETTINGS_KEY = "tab.settings.v1";
 // sessionStorage: the online game this tab was playing, rejoined at once after a reload (the player stays signed in
 // by the site's session cookie, in every tab and after a restart: their other games are offered under "Your games").
 const GAME_KEY = "tab.game";
+// How often a page asks whether an invitation was answered, and for how long it waits for a rematch offer.
+const INVITATION_POLL_MS = 2000;
+const REMATCH_WAIT_MS = 5 * 60 * 1000;
 
 const MODE_LABELS = {
   idle: "No game yet",
@@ -87,7 +90,10 @@ class App {
     this.renderIdle();
     this.renderScoreboard();
     setInterval(() => this.renderClock(), 1000);
-    this._restoreSession().then(() => this._joinAsked());
+    this._restoreSession().then(() => {
+      this._joinAsked();
+      this._invitationAsked();
+    });
   }
 
   /** The lobby's "Play alice" link: join that player's group and size online (after logging in, if need be). */
@@ -106,6 +112,207 @@ class App {
     this._syncSettings();
     this._saveSettings();
     this.start();
+  }
+
+  // Invitations and rematches --------------------------------------------------------------------------
+
+  /** The link of an invitation (…/play/tab/?invite=<token>): show who invites to what, to accept or decline. */
+  async _invitationAsked() {
+    const token = new URLSearchParams(window.location.search).get("invite");
+    if (!token) return;
+    window.history.replaceState(null, "", window.location.pathname);
+    try {
+      this.showInvitation(await online.invitation(token), { mine: false });
+    } catch (problem) {
+      this.refuse(`That invitation cannot be opened: ${problem.message}`);
+    }
+  }
+
+  /** Invite whoever opens a link to a game online with these settings; start it when they accept. */
+  async inviteFriend() {
+    if (this.phase === "playing" || this.phase === "waiting") {
+      this.refuse("A game is on: quit it before inviting a friend.");
+      return;
+    }
+    const { group, size } = this.settings();
+    if (!Number.isInteger(group) || group < 1) {
+      this.refuse("The group must be a whole number, 1 or more.");
+      this.form.elements.group.focus();
+      return;
+    }
+    if (!this.login) {
+      this.afterLogin = () => this.inviteFriend();
+      this.refuse("Log in first to invite a friend: enter a nick and a password.");
+      $("login-popover").showPopover?.();
+      $("nick").focus();
+      return;
+    }
+    try {
+      const invitation = await online.invite(group, size);
+      this.showInvitation(invitation, { mine: true });
+      this.watchInvitation(invitation.token, (answered) => this.invitationAnswered(answered));
+    } catch (problem) {
+      this.refuse(`Could not make an invitation: ${problem.message}`);
+    }
+  }
+
+  showInvitation(invitation, { mine }) {
+    this.invitation = invitation;
+    $("invite-card").hidden = false;
+    $("invite-sent").hidden = !mine;
+    $("invite-received").hidden = mine;
+    this.collapsePanel(false);
+    if (mine) {
+      $("invite-link").value = new URL(`?invite=${encodeURIComponent(invitation.token)}`, window.location.href).href;
+      $("invite-status").textContent = "Waiting for your friend to open the link (it works for 30 minutes)…";
+      $("invite-link").focus();
+      $("invite-link").select();
+      return;
+    }
+    $("invite-what").textContent =
+      `${invitation.inviter} invites you to a game of ${invitation.title} on ${invitation.variant}, ` +
+      `in group ${invitation.pool}.`;
+    const open = invitation.status === "open";
+    $("invite-accept").hidden = !open;
+    $("invite-decline").hidden = !open;
+    $("invite-answer").textContent = open ? "" : `This invitation is ${invitation.status}.`;
+    if (open) $("invite-accept").focus();
+  }
+
+  hideInvitation() {
+    this.invitation = null;
+    $("invite-card").hidden = true;
+  }
+
+  /** Ask now and then how an invitation stands, until it is answered: then `onAnswer(invitation)`. */
+  watchInvitation(token, onAnswer) {
+    clearInterval(this.invitationTimer);
+    this.invitationTimer = setInterval(async () => {
+      let invitation;
+      try {
+        invitation = await online.invitation(token);
+      } catch {
+        return; // the server is away for a moment: ask again
+      }
+      if (invitation.status === "open") return;
+      clearInterval(this.invitationTimer);
+      onAnswer(invitation);
+    }, INVITATION_POLL_MS);
+  }
+
+  stopWatchingInvitations() {
+    clearInterval(this.invitationTimer);
+    clearInterval(this.rematchTimer);
+  }
+
+  invitationAnswered(invitation) {
+    if (invitation.game) {
+      this.hideInvitation();
+      this.startInvited(invitation);
+      return;
+    }
+    const why = { declined: "Your friend declined the invitation.", expired: "Nobody opened the link in time." };
+    $("invite-status").textContent = why[invitation.status] ?? `The invitation was ${invitation.status}.`;
+  }
+
+  async cancelInvitation() {
+    const invitation = this.invitation;
+    clearInterval(this.invitationTimer);
+    this.hideInvitation();
+    if (!invitation) return;
+    try {
+      await online.answerInvitation(invitation.token, "cancel");
+    } catch {
+      // Answered meanwhile, or lapsed: nothing to cancel.
+    }
+  }
+
+  async answerInvitation(answer) {
+    const invitation = this.invitation;
+    if (!invitation) return;
+    if (answer === "accept" && !this.login) {
+      this.afterLogin = () => this.answerInvitation("accept");
+      this.refuse(`Log in to play ${invitation.inviter}: enter a nick and a password.`);
+      $("login-popover").showPopover?.();
+      $("nick").focus();
+      return;
+    }
+    if (answer === "accept" && (this.phase === "playing" || this.phase === "waiting")) {
+      this.refuse("A game is on: quit it before accepting.");
+      return;
+    }
+    try {
+      const answered = await online.answerInvitation(invitation.token, answer);
+      this.hideInvitation();
+      if (answered.game) this.startInvited(answered);
+      else this.say(`You declined ${invitation.inviter}'s invitation.`);
+    } catch (problem) {
+      this.showInvitation({ ...invitation, status: "closed" }, { mine: false });
+      this.refuse(problem.message);
+    }
+  }
+
+  /** Start the game of an accepted invitation (both players are seated already). */
+  startInvited(invitation) {
+    this.form.elements.opponent.value = "online";
+    this._syncSettings();
+    this.startOnline(
+      { id: invitation.game, group: Number(invitation.pool), size: invitation.options.size },
+      { rejoin: true },
+    );
+  }
+
+  /** The end card's "Rematch": offer the opponent another game, or accept the one they offered. */
+  async rematch() {
+    const game = this.game;
+    if (!game?.id) return;
+    const button = $("end-rematch");
+    button.disabled = true;
+    try {
+      const invitation = button.dataset.token
+        ? await online.answerInvitation(button.dataset.token, "accept")
+        : await online.rematch(game.id);
+      if (invitation.game) {
+        this.startInvited(invitation);
+        return;
+      }
+      $("end-rematch-status").textContent = `Waiting for ${invitation.invitee} to accept…`;
+      clearInterval(this.rematchTimer);
+      this.watchInvitation(invitation.token, (answered) => {
+        if (answered.game) this.startInvited(answered);
+        else $("end-rematch-status").textContent = `${invitation.invitee} did not take the rematch.`;
+      });
+    } catch (problem) {
+      button.disabled = false;
+      $("end-rematch-status").textContent = problem.message;
+    }
+  }
+
+  /** After an online game, look for the opponent's rematch offer for a while, to show it on the end card. */
+  watchRematchOffers(game) {
+    const until = Date.now() + REMATCH_WAIT_MS;
+    clearInterval(this.rematchTimer);
+    this.rematchTimer = setInterval(async () => {
+      if (this.game !== game || Date.now() > until) {
+        clearInterval(this.rematchTimer);
+        return;
+      }
+      let mine;
+      try {
+        mine = await online.myGames();
+      } catch {
+        return;
+      }
+      const offer = (mine.invitations?.received ?? []).find((invitation) => invitation.rematch_of === game.id);
+      const button = $("end-rematch");
+      if (!offer || button.dataset.token === offer.token || this.game !== game) return;
+      clearInterval(this.rematchTimer);
+      button.dataset.token = offer.token;
+      button.textContent = "Accept rematch";
+      button.disabled = false;
+      $("end-rematch-status").textContent = `${offer.inviter} offers a rematch.`;
+      this.alerts.call(`${offer.inviter} offers a rematch`);
+    }, INVITATION_POLL_MS);
   }
 
   // Settings -----------------------------------------------------------------------------------------
@@ -260,6 +467,20 @@ class App {
     });
     $("logout").addEventListener("click", () => this.logOut());
     $("logout-everywhere").addEventListener("click", () => this.logOut({ everywhere: true }));
+    $("invite").addEventListener("click", () => this.inviteFriend());
+    $("invite-cancel").addEventListener("click", () => this.cancelInvitation());
+    $("invite-copy").addEventListener("click", async () => {
+      $("invite-link").select();
+      try {
+        await navigator.clipboard.writeText($("invite-link").value);
+        $("invite-status").textContent = "Link copied: send it to your friend. Waiting for them…";
+      } catch {
+        $("invite-status").textContent = "Copy the link above (it is selected) and send it to your friend.";
+      }
+    });
+    $("invite-accept").addEventListener("click", () => this.answerInvitation("accept"));
+    $("invite-decline").addEventListener("click", () => this.answerInvitation("decline"));
+    $("end-rematch").addEventListener("click", () => this.rematch());
     // A call refused because the session has ended (logged out on another device, say): log in again to go on.
     window.addEventListener("session-ended", () => {
       if (this.login) this.setLogin(null);
@@ -324,9 +545,10 @@ class App {
       $("password").value = "";
       $("login-popover").hidePopover?.();
       this.say(`Welcome, ${signed.nick}! You can now play online.`);
-      if (this.startAfterLogin) {
-        this.startAfterLogin = false;
-        this.start();
+      if (this.afterLogin) {
+        const then = this.afterLogin;
+        this.afterLogin = null;
+        then();
       } else {
         await this.loadMyGames({ offer: true });
       }
@@ -514,7 +736,7 @@ class App {
         return;
       }
       if (!this.login) {
-        this.startAfterLogin = true;
+        this.afterLogin = () => this.start();
         this.refuse("Log in first to play online: enter a nick and a password.");
         $("login-popover").showPopover?.();
         $("nick").focus();
@@ -528,6 +750,7 @@ class App {
 
   _reset() {
     this.hideEnd();
+    this.stopWatchingInvitations();
     this.game?.close();
     this.game = null;
     this.frame = null;
@@ -755,6 +978,14 @@ class App {
     const replay = $("end-replay");
     replay.hidden = !(game?.kind === "online" && game.id && game.me && result !== "none");
     if (!replay.hidden) replay.href = `/games/${encodeURIComponent(game.id)}/`;
+    // A game between two players online may be played again, by both players' agreement.
+    const rematch = $("end-rematch");
+    rematch.hidden = replay.hidden || !this.login;
+    rematch.disabled = false;
+    rematch.textContent = "Rematch";
+    delete rematch.dataset.token;
+    $("end-rematch-status").textContent = "";
+    if (!rematch.hidden) this.watchRematchOffers(game);
     screen.hidden = false;
     $("end-again").focus({ preventScroll: true });
   }
@@ -1146,6 +1377,7 @@ class App {
   renderControls() {
     const on = this.phase === "playing" || this.phase === "waiting";
     $("start").disabled = on;
+    $("invite").disabled = on;
     $("quit").disabled = !on;
     $("config-fields").disabled = on;
     $("quit").textContent = this.phase === "waiting" ? "Stop waiting" : "Quit game";

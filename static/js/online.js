@@ -128,3 +128,22 @@ export class UpdateStream {
     this.source.close();
   }
 }
+
+/** Invite whoever opens the returned invitation's link to a game: {token, status, game, …}. */
+export function invite(group, size) {
+  return call("play/invitations", { kind: "tab", options: { size }, group });
+}
+
+/** Offer the opponent of a finished game another; if they offered one already, it starts (its `game` is set). */
+export function rematch(game) {
+  return call("play/invitations", { rematch: game });
+}
+
+export function invitation(token) {
+  return call(`play/invitations/${encodeURIComponent(token)}`, null, "GET");
+}
+
+/** Answer an invitation: "accept" (its game starts), "decline" or "cancel" (the inviter's). */
+export function answerInvitation(token, answer) {
+  return call(`play/invitations/${encodeURIComponent(token)}/${answer}`, {});
+}
