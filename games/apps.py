@@ -6,6 +6,7 @@ class GamesConfig(AppConfig):
     verbose_name = "Games"
 
     def ready(self) -> None:
-        from . import publication
+        from . import lobby, publication, selectors
 
         publication.install()
+        lobby.register_seeks("tab", selectors.tab_seeks)

@@ -11,7 +11,7 @@ from core.calls import answered, arguments, signed_in_user
 from core.errors import Refusal
 from core.limits import per_address
 
-from . import invitations
+from . import invitations, selectors
 from .rules import ENGINES
 
 GROUP_MAX = 2**31 - 1
@@ -74,3 +74,13 @@ async def invitation_answer(request: HttpRequest, token: str, answer: str) -> di
     user_id = (await signed_in_user(request, SIGN_IN_FIRST)).pk
     answered = await sync_to_async(ANSWERS[answer])(token=token, user_id=user_id)
     return await sync_to_async(invitations.invitation_view)(answered)
+
+
+@require_GET
+@answered
+async def game_result(request: HttpRequest, public_id: str) -> dict[str, Any]:
+    """GET /games/<id>/result: how the game stands or ended, with the rating changes of a rated match."""
+    found = await sync_to_async(selectors.game_result)(public_id[:64])
+    if found is None:
+        raise Refusal("No such game", status=404)
+    return found

@@ -142,6 +142,9 @@ class Seat(models.Model):
     clock_ms = models.PositiveIntegerField(null=True, blank=True)
     # 1 is first, equal ranks share a place; None until the match ends, and in matches that ended with no result.
     rank = models.PositiveSmallIntegerField(null=True, blank=True)
+    # The player's rating in the game's variant before and after this match, in matches that were rated.
+    rating_before = models.FloatField(null=True, blank=True)
+    rating_after = models.FloatField(null=True, blank=True)
 
     class Meta:
         ordering = ["game", "index"]
@@ -154,6 +157,15 @@ class Seat(models.Model):
 
     def __str__(self) -> str:
         return f"seat {self.index} of {self.game_id}: {self.user_id}"
+
+    @property
+    def rating_change(self) -> str:
+        """Return the rating change of a rated match in whole numbers, as the site shows ratings ("1500 → 1516 (+16)"),
+        or ""."""
+        if self.rating_before is None or self.rating_after is None:
+            return ""
+        before, after = round(self.rating_before), round(self.rating_after)
+        return f"{before} → {after} ({'+' if after >= before else '−'}{abs(after - before)})"
 
 
 class GameEvent(models.Model):

@@ -14,6 +14,7 @@ from django.shortcuts import render
 from django.template import TemplateDoesNotExist
 from django.template.loader import get_template, select_template
 from django.urls import reverse
+from django.utils import timezone
 
 from core import lineservers
 from core.pagination import page_of
@@ -21,6 +22,7 @@ from rankings.pages import table_url
 from rankings.selectors import player_by_nick
 
 from . import selectors
+from .lobby import seeks_of
 from .models import Game
 from .rules import ENGINES, find_engine
 
@@ -48,13 +50,12 @@ def lobby(request: HttpRequest) -> HttpResponse:
             "about": select_template([f"games/{kind}/about.html", "games/about.html"]),
             "playing": counts.get((kind, Game.Status.PLAYING), 0),
             "waiting": counts.get((kind, Game.Status.WAITING), 0),
+            "seeks": seeks_of(kind),
         }
         for kind, engine in ENGINES.items()
     ]
     mine = selectors.games_in_progress(player_id=request.user.pk) if request.user.is_authenticated else []
-    return render(
-        request, "lobby.html", {"games": games, "seeks": selectors.tab_seeks(), "my_games": mine, "section": "play"}
-    )
+    return render(request, "lobby.html", {"games": games, "my_games": mine, "section": "play"})
 
 
 def play(request: HttpRequest, kind: str) -> HttpResponse:
@@ -139,4 +140,8 @@ def game(request: HttpRequest, public_id: str) -> HttpResponse:
     context["table_url"] = table_url(found.kind, found.variant, found.pool)
     if found.started_at is not None and found.status == Game.Status.FINISHED:
         context["replay"] = _replay_data(found, log)
+    if found.status == Game.Status.PLAYING and found.deadline is not None:
+        # The turn's time left as the page is made; the live view counts it down, and from each change on afresh.
+        context["turn_left_ms"] = max(0, round((found.deadline - timezone.now()).total_seconds() * 1000))
+        context["turn_seconds"] = found.turn_seconds or settings.TAB_TURN_TIMEOUT
     return render(request, [f"games/{found.kind}/game.html", "games/game.html"], context)

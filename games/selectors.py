@@ -1,10 +1,12 @@
 """Reads that build what clients see of a game."""
 
 from typing import Any
+from urllib.parse import urlencode
 
 from django.db.models import Prefetch, QuerySet
 from django.urls import reverse
 
+from .lobby import SHOWN, Seek
 from .models import Game, GameEvent, Seat
 from .rules import find_engine
 
@@ -67,19 +69,23 @@ def started_games(*, player_id: int | None = None) -> QuerySet[Game]:
     return games.select_related("winner").prefetch_related(SEATS).order_by("-started_at", "-pk")
 
 
-SEEKS_SHOWN = 20
-
-
-def tab_seeks() -> list[dict]:
+def tab_seeks() -> list[Seek]:
     """The Tâb games waiting for an opponent, oldest first: who waits, in which group, on how many columns. Joining
     one is joining the same group and size (the course's pairing), from the Tâb page."""
     waiting = (
         Seat.objects.filter(game__kind="tab", game__status=Game.Status.WAITING, index=0)
         .order_by("game__created_at")
-        .values_list("user__username", "game__pool", "game__options", "game__created_at")[:SEEKS_SHOWN]
+        .values_list("user__username", "game__pool", "game__options", "game__created_at")[:SHOWN]
     )
+    play = reverse("play", args=["tab"])
     return [
-        {"nick": nick, "group": pool, "size": options.get("size"), "since": since}
+        Seek(
+            who=nick,
+            what=f"group {pool} · {options['size']} columns",
+            url=f"{play}?{urlencode({'group': pool, 'size': options['size']})}",
+            action=f"Play {nick}",
+            since=since,
+        )
         for nick, pool, options, since in waiting
         if options and options.get("size")
     ]
@@ -119,3 +125,26 @@ def games_in_progress(*, player_id: int) -> list[dict[str, Any]]:
             }
         )
     return found
+
+
+def game_result(public_id: str) -> dict[str, Any] | None:
+    """Return how a game stands or ended, seat by seat: each player's rank and, in a rated match, their rating
+    before and after it (whole numbers, as the site shows ratings)."""
+    game = Game.objects.select_related("winner").prefetch_related(SEATS).filter(public_id=public_id).first()
+    if game is None:
+        return None
+    return {
+        "game": game.public_id,
+        "status": game.status,
+        "ending": game.ending,
+        "winner": _nick(game.winner),
+        "seats": [
+            {
+                "nick": seat.user.username,
+                "rank": seat.rank,
+                "rating_before": None if seat.rating_before is None else round(seat.rating_before),
+                "rating_after": None if seat.rating_after is None else round(seat.rating_after),
+            }
+            for seat in game.seats.all()
+        ],
+    }

@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from accounts.nicks import is_computer
 from core.errors import Refusal
-from rankings.services import Result, rankings_rebuild, result_record
+from rankings.services import Changes, Result, rankings_rebuild, result_record
 
 from . import history, publication, store
 from .bots import runner
@@ -221,7 +221,15 @@ def _finish(
     # or timed out before anybody acted (`counted`: else two accounts could mint victories by join, join, leave).
     computer = any(is_computer(user_id) for user_id in seats)
     if was_playing and counted and ranks is not None and not computer and game.pool:
-        result_record(_result(game, seats, ranks, points))
+        _ratings_note(game, seats, result_record(_result(game, seats, ranks, points)))
+
+
+def _ratings_note(game: Game, seats: list[int], changes: Changes) -> None:
+    """Write each seat's rating before and after the match (one statement)."""
+    Seat.objects.filter(game=game).update(
+        rating_before=_by_seat("rating_before", [changes[user_id][0] for user_id in seats]),
+        rating_after=_by_seat("rating_after", [changes[user_id][1] for user_id in seats]),
+    )
 
 
 def _remove(game: Game, engine: Engine, state: object, seat: int, why: str, now: datetime) -> bool:
@@ -266,6 +274,7 @@ def _result(game: Game, seats: list[int], ranks: tuple[int, ...], points: tuple[
         ranks=dict(zip(seats, ranks, strict=True)),
         points=None if points is None else dict(zip(seats, points, strict=True)),
         multiplayer=_engine(game).max_seats > 2,
+        match=game.pk,
     )
 
 
@@ -703,5 +712,17 @@ def games_recompute() -> dict[str, int]:
             unplayed = game.acted_at is None and entries[-1]["kind"] in history.FORFEITS
             if ranks is not None and not computer and not unplayed and game.pool:
                 results.append(_result(game, seats, ranks, None if outcome is None else outcome.points))
-        rankings_rebuild(results)
+        _ratings_rewrite(rankings_rebuild(results))
     return {"games": len(results), "corrected": corrected}
+
+
+def _ratings_rewrite(changes: dict[int, Changes]) -> None:
+    """Give every seat of a finished match its rating before and after as rebuilt (none in matches not rated)."""
+    rewritten = []
+    seats = Seat.objects.filter(game__status=Game.Status.FINISHED).only("game", "user", "rating_before", "rating_after")
+    for seat in seats.iterator(chunk_size=2000):
+        before, after = changes.get(seat.game_id, {}).get(seat.user_id, (None, None))
+        if (seat.rating_before, seat.rating_after) != (before, after):
+            seat.rating_before, seat.rating_after = before, after
+            rewritten.append(seat)
+    Seat.objects.bulk_update(rewritten, ["rating_before", "rating_after"], batch_size=500)

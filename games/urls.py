@@ -6,6 +6,7 @@ urlpatterns = [
     path("", pages.lobby, name="home"),
     path("games/", pages.games, name="games"),
     path("games/<str:public_id>/", pages.game, name="game"),
+    path("games/<str:public_id>/result", calls.game_result, name="game-result"),
     # Each game's own page: its kind is any registered engine's.
     path("play/<slug:kind>/", pages.play, name="play"),
     # The pages' calls: invitations to a match between friends, rematches.

@@ -29,6 +29,8 @@ class Result:
     multiplayer: bool  # the game seats more than two (openskill), else Glicko-2
     # user id → the points scored, in a game that scores its results; else a victory is a point.
     points: Mapping[int, int] | None = None
+    # The match's own id, to tell which rating changes are whose when many are rebuilt at once.
+    match: int | None = None
 
     def points_of(self, player_id: int) -> int:
         if self.points is not None:
@@ -40,9 +42,13 @@ def _victory(rank: int, ranks: Iterable[int]) -> bool:
     return rank == 1 and any(other != 1 for other in ranks)
 
 
-def result_record(result: Result) -> None:
+# user id → the rating before and after a match.
+Changes = dict[int, tuple[float, float]]
+
+
+def result_record(result: Result) -> Changes:
     """Count a finished match for every player, a victory for each winner, and rate them (called inside the match's
-    transaction)."""
+    transaction); return each player's rating before and after."""
     # Always in the same order, so that two matches of the same players finishing at once cannot deadlock.
     key = {"kind": result.kind, "variant": result.variant, "pool": result.pool}
     for player_id in sorted(result.ranks):
@@ -53,7 +59,7 @@ def result_record(result: Result) -> None:
             victories=F("victories") + int(_victory(result.ranks[player_id], result.ranks.values())),
             points=F("points") + result.points_of(player_id),
         )
-    _rating_record(result)
+    return _rating_record(result)
 
 
 def _starting(result: Result) -> dict[str, float]:
@@ -65,9 +71,11 @@ def _new_rating(result: Result, player_id: int) -> Rating:
     return Rating(kind=result.kind, variant=result.variant, player_id=player_id, **_starting(result))
 
 
-def _rate(result: Result, ratings: Mapping[int, Rating]) -> None:
-    """Apply the match to the players' ratings (in memory): each new rating depends on the others' before it."""
+def _rate(result: Result, ratings: Mapping[int, Rating]) -> Changes:
+    """Apply the match to the players' ratings (in memory): each new rating depends on the others' before it. Return
+    each player's rating before and after."""
     players = sorted(result.ranks)
+    before = {player_id: ratings[player_id].rating for player_id in players}
     if result.multiplayer:
         teams = [[PLACKETT_LUCE.rating(mu=ratings[p].rating, sigma=ratings[p].deviation)] for p in players]
         after = PLACKETT_LUCE.rate(teams, ranks=[float(result.ranks[p]) for p in players])
@@ -85,9 +93,10 @@ def _rate(result: Result, ratings: Mapping[int, Rating]) -> None:
     for player_id in players:
         ratings[player_id].games += 1
         ratings[player_id].victories += _victory(result.ranks[player_id], result.ranks.values())
+    return {player_id: (before[player_id], ratings[player_id].rating) for player_id in players}
 
 
-def _rating_record(result: Result) -> None:
+def _rating_record(result: Result) -> Changes:
     for player_id in sorted(result.ranks):
         # get_or_create: two matches of a newcomer ending at once make one row.
         Rating.objects.get_or_create(
@@ -100,14 +109,16 @@ def _rating_record(result: Result) -> None:
         .filter(kind=result.kind, variant=result.variant, player_id__in=list(result.ranks))
         .order_by("player")
     }
-    _rate(result, ratings)
+    changes = _rate(result, ratings)
     for rating in ratings.values():
         rating.save()
+    return changes
 
 
-def rankings_rebuild(results: Iterable[Result]) -> None:
+def rankings_rebuild(results: Iterable[Result]) -> dict[int, Changes]:
     """Replace every ranking and rating by those of `results`, the matches that count in the order they finished
-    (ratings depend on it)."""
+    (ratings depend on it); return each match's rating changes, by its `match` id."""
+    changes: dict[int, Changes] = {}
     rankings: dict[tuple[str, str, str, int], Ranking] = {}
     ratings: dict[tuple[str, str, int], Rating] = {}
     for result in results:
@@ -119,14 +130,17 @@ def rankings_rebuild(results: Iterable[Result]) -> None:
             ranking.games += 1
             ranking.victories += _victory(rank, result.ranks.values())
             ranking.points += result.points_of(player_id)
-        _rate(
+        changed = _rate(
             result,
             {
                 player_id: ratings.setdefault((result.kind, result.variant, player_id), _new_rating(result, player_id))
                 for player_id in result.ranks
             },
         )
+        if result.match is not None:
+            changes[result.match] = changed
     Ranking.objects.all().delete()
     Rating.objects.all().delete()
     Ranking.objects.bulk_create(rankings.values(), batch_size=500)
     Rating.objects.bulk_create(ratings.values(), batch_size=500)
+    return changes

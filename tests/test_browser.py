@@ -289,6 +289,9 @@ def test_refusals_rejoining_and_quitting(open_page):
     expect(red.page.locator("#end-detail")).to_have_text("alice left the game.")
     expect(red.page.locator("#status")).to_contain_text("alice left the game")
     expect(blue.page.locator("#end-title")).to_have_text("You left the game")
+    # A rated game: each end card tells its player's rating before and after.
+    expect(red.page.locator("#end-rating")).to_have_text(re.compile(r"^Your rating: 1500 → 1\d{3} \(\+\d+\)$"))
+    expect(blue.page.locator("#end-rating")).to_have_text(re.compile(r"^Your rating: 1500 → 1\d{3} \(−\d+\)$"))
     screenshot(red.page, "online-end-opponent-left")
     # The game is over for good: a reload does not bring it back.
     red.page.reload()

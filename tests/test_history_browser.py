@@ -130,6 +130,9 @@ def test_a_game_in_play_is_watched_live(start_server, page):
     page.wait_for_function(f"window.watch !== undefined && window.watch.version() === {version}", timeout=WAIT_MS)
     assert page.evaluate("window.watch.board()") == snapshots[version]["pieces"]
     expect(page.locator("#watch-status")).to_contain_text(f"{snapshots[version]['turn']} to play")
+    # The turn's clock, counting down the time the player on turn has left.
+    turn = snapshots[version]["turn"]
+    expect(page.locator("#watch-clock")).to_have_text(re.compile(rf"^{turn} has \d+:\d\d left to play\.$"))
 
     # Each new action reaches the page.
     for _ in range(8):
@@ -157,6 +160,7 @@ def test_a_game_in_play_is_watched_live(start_server, page):
     assert server.call("leave", nick="alice", password=PASSWORD, game=game) == (200, {})
     # The end: the badge no longer says "Live", and the replay is a click away.
     expect(page.locator("#result .badge")).to_have_text("bob won", timeout=WAIT_MS)
+    expect(page.locator("#watch-clock")).to_have_text("")
     assert page.evaluate("window.watch.message().winner") == "bob"
     page.click("#watch-status >> text=Replay every move")
     page.wait_for_function("window.replay !== undefined", timeout=WAIT_MS)

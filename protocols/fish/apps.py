@@ -14,11 +14,13 @@ class FishConfig(AppConfig):
         from django.conf import settings
 
         from core.lineservers import LineServer, register
+        from games.lobby import register_seeks
         from games.rules.fish import ENGINE
         from games.services import DEADLINES_KEPT_THROUGH_OUTAGES
 
-        from . import server
+        from . import server, services
 
+        register_seeks(ENGINE.kind, services.lobby_seeks)
         # A turn's deadline is the protocol's own: a restart neither extends nor resets it.
         DEADLINES_KEPT_THROUGH_OUTAGES.add(ENGINE.kind)
 

@@ -17,16 +17,19 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
 from typing import Any
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Count
+from django.urls import reverse
 from django.utils import timezone
 
 from accounts.nicks import is_computer
 from accounts.services import ANONYMOUS, anonymous_players
 from core.prepared import Prepared
-from games import publication, store
+from games import lobby, publication, store
+from games.lobby import Seek
 from games.models import Game, GameEvent, Seat
 from games.rules.fish import COLOURS, ENGINE, BadTile, Move, Place, State, board_from_seed
 from games.services import GameError, game_act, game_overdue, game_remove, match_open, match_seat
@@ -373,12 +376,32 @@ def seat_computer(*, name: str, level: int) -> str:
         raise FishError("Tournament_Error", "every computer player plays in this tournament already")
 
 
-def tournaments_waiting(limit: int = 20) -> list[dict[str, Any]]:
-    """Return the tournaments that wait for players, newest first: what the page offers to join."""
+def _waiting(limit: int) -> list[tuple[str, int, int, datetime]]:
+    """The tournaments that wait for players, newest first: name, players, seats taken, made when."""
     waiting = (
         Tournament.objects.filter(game__status=Game.Status.WAITING)
         .annotate(joined=Count("entrants"))
         .order_by("-created_at")
-        .values_list("name", "players", "joined")[:limit]
+        .values_list("name", "players", "joined", "created_at")[:limit]
     )
-    return [{"tournament": name, "players": players, "joined": joined} for name, players, joined in waiting]
+    return list(waiting)
+
+
+def tournaments_waiting(limit: int = 20) -> list[dict[str, Any]]:
+    """Return the tournaments that wait for players, newest first: what the page offers to join."""
+    return [{"tournament": name, "players": players, "joined": joined} for name, players, joined, _ in _waiting(limit)]
+
+
+def lobby_seeks() -> list[Seek]:
+    """The tournaments that wait for players, as the lobby lists them."""
+    play = reverse("play", args=["fish"])
+    return [
+        Seek(
+            who=f"tournament {name}",
+            what=f"{joined} of {players} players",
+            url=f"{play}?{urlencode({'tournament': name})}",
+            action=f"Join {name}",
+            since=since,
+        )
+        for name, players, joined, since in _waiting(lobby.SHOWN)
+    ]

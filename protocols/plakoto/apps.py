@@ -19,3 +19,10 @@ class PlakotoConfig(AppConfig):
         ),
         WebMount("tables/plakoto/", "protocols.plakoto.page_urls", cross_origin=False),
     )
+
+    def ready(self) -> None:
+        from games.lobby import register_seeks
+
+        from . import services
+
+        register_seeks("plakoto", services.lobby_seeks)

@@ -11,17 +11,21 @@ import hashlib
 import json
 import secrets
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
+from django.urls import reverse
 from django.utils import timezone
 
 from accounts.services import anonymous_players
 from core.errors import Refusal
 from core.prepared import Prepared
-from games import publication, store
+from games import lobby, publication, store
+from games.lobby import Seek
 from games.models import Game
 from games.rules.plakoto import BLACK, OFF, SIDES, WHITE, Move, State
 from games.services import GameError, game_act, game_end, match_open, match_start
@@ -326,3 +330,29 @@ def status(view: TableView) -> dict[str, Any]:
         "score": score,
         "passes": [dict(entry) for entry in state.passes] if game is not None else [],
     }
+
+
+# A table where one player sat down within this long is offered in the lobby, to play them.
+SEEK_FRESH = timedelta(hours=1)
+
+
+def lobby_seeks() -> list[Seek]:
+    """The tables where one player waits for an opponent, newest first, as the lobby lists them."""
+    play = reverse("play", args=["plakoto"])
+    waiting = (
+        Table.objects.filter(game__isnull=True, last_change__gte=timezone.now() - SEEK_FRESH)
+        .filter(Q(w_token="") | Q(b_token=""))
+        .exclude(w_token="", b_token="")
+        .order_by("-last_change")
+        .values_list("name", "w_username", "b_username", "last_change")[: lobby.SHOWN]
+    )
+    return [
+        Seek(
+            who=white or black,
+            what=f"table {name} · plays {'White' if white else 'Black'}",
+            url=f"{play}?{urlencode({'table': name})}",
+            action=f"Play {white or black}",
+            since=since,
+        )
+        for name, white, black, since in waiting
+    ]

@@ -986,8 +986,26 @@ class App {
     delete rematch.dataset.token;
     $("end-rematch-status").textContent = "";
     if (!rematch.hidden) this.watchRematchOffers(game);
+    $("end-rating").hidden = true;
+    if (!replay.hidden) this.showRatingChange(game);
     screen.hidden = false;
     $("end-again").focus({ preventScroll: true });
+  }
+
+  /** The end card of a rated online game: the player's rating before and after it. */
+  async showRatingChange(game) {
+    let ended;
+    try {
+      ended = await online.result(game.id);
+    } catch {
+      return; // the card does without it
+    }
+    const seat = ended.seats.find((entry) => entry.nick === game.login.nick);
+    if (this.game !== game || seat?.rating_before == null || seat.rating_after == null) return;
+    const change = seat.rating_after - seat.rating_before;
+    $("end-rating").textContent =
+      `Your rating: ${seat.rating_before} → ${seat.rating_after} (${change >= 0 ? "+" : "−"}${Math.abs(change)})`;
+    $("end-rating").hidden = false;
   }
 
   hideEnd() {

@@ -147,3 +147,8 @@ export function invitation(token) {
 export function answerInvitation(token, answer) {
   return call(`play/invitations/${encodeURIComponent(token)}/${answer}`, {});
 }
+
+/** How a game ended, seat by seat: {seats: [{nick, rank, rating_before, rating_after}]} (ratings of rated games). */
+export function result(game) {
+  return call(`games/${encodeURIComponent(game)}/result`, null, "GET");
+}

@@ -14,6 +14,25 @@ const LOG_KEPT = 30;
 let version = null;
 let last = null;
 
+// The turn's clock: the time left as the page was made, then the whole turn again after every change (each action
+// gives the player on turn their full time).
+const clock = document.getElementById("watch-clock");
+const renderedVersion = Number(canvas.dataset.version ?? -1);
+const turnMs = Number(canvas.dataset.turnSeconds ?? 0) * 1000;
+let turnEndsAt = canvas.dataset.turnLeftMs ? performance.now() + Number(canvas.dataset.turnLeftMs) : null;
+
+function renderClock() {
+  if (!clock) return;
+  if (turnEndsAt === null || !last?.pieces || "winner" in last) {
+    clock.textContent = "";
+    return;
+  }
+  const left = Math.max(0, Math.ceil((turnEndsAt - performance.now()) / 1000));
+  clock.textContent = `${last.turn} has ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")} left to play.`;
+  clock.classList.toggle("is-urgent", left <= 20);
+}
+setInterval(renderClock, 1000);
+
 /** The four sticks of a throw, drawn as the replay's log draws them (light or dark). */
 function sticksOf(dice) {
   const sticks = document.createElement("span");
@@ -96,6 +115,7 @@ source.onmessage = (event) => {
   const before = last;
   last = JSON.parse(event.data);
   version = Number(event.lastEventId);
+  if (turnMs && version > renderedVersion) turnEndsAt = performance.now() + turnMs;
   if (!last.pieces) {
     status.textContent = "The game ended before it started.";
   } else {
@@ -103,6 +123,7 @@ source.onmessage = (event) => {
     show(last);
   }
   if ("winner" in last) source.close();
+  renderClock();
 };
 source.onerror = () => {
   if (source.readyState === EventSource.CLOSED) status.textContent = "The connection was lost: reload the page.";
@@ -112,4 +133,5 @@ window.watch = Object.freeze({
   version: () => version,
   message: () => last,
   board: () => board.view.pieces,
+  clock: () => clock?.textContent ?? "",
 });
