@@ -6,7 +6,9 @@ class GamesConfig(AppConfig):
     verbose_name = "Games"
 
     def ready(self) -> None:
-        from . import lobby, publication, selectors
+        from . import invitations, lobby, publication, selectors
 
         publication.install()
+        # Tâb's matches between accounts are the platform's own: its page seats them.
         lobby.register_seeks("tab", selectors.tab_seeks)
+        invitations.INVITABLE.add("tab")

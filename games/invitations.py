@@ -21,6 +21,10 @@ from .rules import find_engine, labels
 # An invitation nobody answers lapses: the inviter's page stops waiting for it.
 LIFETIME = timedelta(minutes=30)
 
+# The games whose matches between accounts are played on the site's pages, where an invitation leads: each game's app
+# adds its own (the others seat their players through their protocols: rooms, tables, tournaments).
+INVITABLE: set[str] = set()
+
 
 class InvitationError(Refusal):
     """An invitation that cannot be answered so (str() is the message for the player)."""
@@ -62,6 +66,8 @@ def _accept(invitation: Invitation, user_id: int, now: datetime) -> Invitation:
 def invitation_open(*, user_id: int, kind: str, options: dict, pool: str) -> Invitation:
     """Invite whoever opens the invitation's link to a match of `kind` with these options, in `pool` (Tâb: the
     course group its result counts in). A player has one open invitation at a time: this one replaces the others."""
+    if kind not in INVITABLE:
+        raise InvitationError(f"No invitations to {find_engine(kind).title}: its players meet through its own page")
     engine = find_engine(kind)
     try:
         options = engine.options(options)
@@ -87,7 +93,7 @@ def rematch_offer(*, user_id: int, public_id: str) -> Invitation:
             raise InvitationError("That is not one of your games", status=404)
         if game.status != Game.Status.FINISHED:
             raise InvitationError("That game is not over yet")
-        if game.pool == "" or len(game.seat_user_ids) != 2:
+        if game.kind not in INVITABLE or game.pool == "" or len(game.seat_user_ids) != 2:
             raise InvitationError("Only a game between two players online can be played again")
         [opponent] = [seat for seat in game.seat_user_ids if seat != user_id]
         crossing = (

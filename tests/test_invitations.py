@@ -70,6 +70,9 @@ def test_bad_invitations_are_refused_and_change_nothing(alice):
     a = signed_in("alice")
     assert invite(a, kind="tab", options={"size": 8}, group=1)[0] == 400
     assert invite(a, kind="chess", options={}, group=1)[1] == {"error": "No such game: 'chess'"}
+    assert invite(a, kind="fish", options={}, group=1)[1] == {
+        "error": "No invitations to Hey, That's My Fish!: its players meet through its own page"
+    }
     assert invite(a, kind="tab", options={"size": 7}, group=0) == (
         400,
         {"error": "The group must be a whole number, 1 or more"},

@@ -609,6 +609,7 @@ class App {
   }
 
   async _restoreSession() {
+    sessionStorage.removeItem("tab.login"); // where an older version of the page kept the nick and the password
     const resumed = LocalGame.resumed(this);
     if (resumed) this.resumeLocal(resumed);
     const nick = document.body.dataset.nick;
