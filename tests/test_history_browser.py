@@ -225,3 +225,22 @@ def pair_again(server: Server) -> str:
     server.call("join", nick="bob", password=PASSWORD, group=4, size=7)
     assert server.call("leave", nick="bob", password=PASSWORD, game=body["game"]) == (200, {})
     return body["game"]
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (360, 740)])
+def test_a_list_of_games_shows_each_result_on_a_phone(start_server, browser, width, height):
+    server = start_server()
+    game = pair(server)
+    # The game ends once a player has acted: bob wins, and the result says so.
+    assert server.call("roll", nick="alice", password=PASSWORD, game=game)[0] == 200
+    assert server.call("leave", nick="alice", password=PASSWORD, game=game) == (200, {})
+    context = browser.new_context(viewport={"width": width, "height": height}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    for path in ("/games/", "/players/bob/"):
+        page.goto(server.url + path)
+        result = page.locator(".games-result").first
+        expect(result).to_contain_text("bob won")
+        box = result.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width, (path, box)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, path
+    context.close()
