@@ -337,16 +337,7 @@ def match_join(*, user_id: int, kind: str, options: dict, pool: str, seat_count:
     match = _new_match(kind, options, pool, seat_count)
     room = (kind, match.variant, pool, match.seat_count)
     with transaction.atomic():
-        # The account's row locked: two joins of one account (in two server processes) take turns, so that the second
-        # sees where the first made it wait, and withdraws it from there.
-        list(get_user_model().objects.select_for_update().filter(pk=user_id).values_list("pk", flat=True))
-        # Mostly none: one light query to learn it.
-        waiting_seats = Seat.objects.filter(user_id=user_id, game__status=Game.Status.WAITING)
-        waited_in = list(waiting_seats.values_list("game", flat=True))
-        if waited_in:
-            for elsewhere in Game.objects.select_for_update().filter(pk__in=waited_in, status=Game.Status.WAITING):
-                if (elsewhere.kind, elsewhere.variant, elsewhere.pool, elsewhere.seat_count) != room:
-                    _withdraw(elsewhere, user_id, now)
+        _withdraw_elsewhere(user_id, now, room)
         # Every join of a (game, variant, pool) locks the same row, so two simultaneous joins see each other.
         WaitingRoom.objects.select_for_update().get_or_create(kind=kind, variant=match.variant, pool=pool)
         waiting = (
@@ -370,13 +361,29 @@ def match_join(*, user_id: int, kind: str, options: dict, pool: str, seat_count:
         return waiting
 
 
+def _withdraw_elsewhere(user_id: int, now: datetime, room: tuple | None = None) -> None:
+    """Withdraw the user from the match they wait in, unless it is one of `room` (game, variant, pool, seats)."""
+    # The account's row locked: two joins of one account (in two server processes) take turns, so that the second
+    # sees where the first made it wait, and withdraws it from there.
+    list(get_user_model().objects.select_for_update().filter(pk=user_id).values_list("pk", flat=True))
+    # Mostly none: one light query to learn it.
+    waiting_seats = Seat.objects.filter(user_id=user_id, game__status=Game.Status.WAITING)
+    waited_in = list(waiting_seats.values_list("game", flat=True))
+    if waited_in:
+        for elsewhere in Game.objects.select_for_update().filter(pk__in=waited_in, status=Game.Status.WAITING):
+            if (elsewhere.kind, elsewhere.variant, elsewhere.pool, elsewhere.seat_count) != room:
+                _withdraw(elsewhere, user_id, now)
+
+
 def match_against_computer(*, user_id: int, kind: str, options: dict, level: int) -> Game:
-    """Start a match for two at once between the user (seat 0, first to play) and the computer player of `level`.
-    It is practice: it belongs to no pool and counts for no ranking or rating."""
+    """Start a match for two at once between the user (seat 0, first to play) and the computer player of `level`,
+    withdrawing the user from a match they waited in. It is practice: it belongs to no pool and counts for no ranking
+    or rating."""
     now = timezone.now()
     computer = runner.computer_user(level)
     match = _new_match(kind, options, "", seat_count=2)
     with transaction.atomic():
+        _withdraw_elsewhere(user_id, now)
         _record(match, GameEvent.Kind.CREATE, user_id, {}, now)
         _take_seat(match, user_id)
         _take_seat(match, computer.pk)
