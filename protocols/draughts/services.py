@@ -106,9 +106,12 @@ def _seated(room: Room, colour: str) -> Seated:
     return Seated(room.pk, colour, room.game.public_id, room.game.seat_user_ids[index])
 
 
-def room_create(*, holder: Holder, computer_level: int | None = None, colour: str | None = None) -> tuple[Room, Seated]:
+def room_create(
+    *, holder: Holder, computer_level: int | None = None, colour: str | None = None, hold: bool = True
+) -> tuple[Room, Seated]:
     """Make a room, its creator in it with a colour drawn at random (or `colour`), and the other colour free for
-    whoever is given its UUID; with `computer_level`, the computer takes the other colour and the game starts."""
+    whoever is given its UUID; with `computer_level`, the computer takes the other colour and the game starts.
+    Without `hold`, the creator's colour is in the room but held by nobody, for a line client to JOIN it."""
     now = timezone.now()
     creator = colour or secrets.choice((WHITE, BLACK))
     white, black = anonymous_players()
@@ -120,7 +123,10 @@ def room_create(*, holder: Holder, computer_level: int | None = None, colour: st
             kind="draughts", options={}, user_ids=[users[WHITE], users[BLACK]], clock_ms=settings.DRAUGHTS_CLOCK_MS
         )
         room = Room(game=game, creator=creator)
-        _hold(room, creator, holder, now)
+        if hold:
+            _hold(room, creator, holder, now)
+        else:
+            setattr(room, f"{COLOURS[creator]}_in", True)
         if computer_level is not None:
             other = COLOURS[WHITE if creator == BLACK else BLACK]
             setattr(room, f"{other}_in", True)

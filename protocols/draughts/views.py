@@ -78,16 +78,19 @@ def _seated_answer(room_id: uuid.UUID, seated: services.Seated, holder: services
 @csrf_exempt
 @require_POST
 def room_create(request: HttpRequest) -> JsonResponse:
-    """POST /draughts/rooms/ {computer?: level, colour?: "w"|"b"}: make a room; the answer has both colours' UUIDs
-    (give `enemy_key` to the opponent), or one with the computer in the other colour."""
+    """POST /draughts/rooms/ {computer?: level, colour?: "w"|"b", hold?: false}: make a room; the answer has both
+    colours' UUIDs (give `enemy_key` to the opponent), or one with the computer in the other colour. With `hold`
+    false the page does not hold its colour: a line client JOINs it with the answer's `room` and `key`."""
     body = _body(request)
-    level, colour = body.get("computer"), body.get("colour")
+    level, colour, hold = body.get("computer"), body.get("colour"), body.get("hold", True)
     if level is not None and level not in LEVELS:
         raise BadRequest(f"computer is a level: {', '.join(map(str, LEVELS))}")
     if colour not in (None, "w", "b"):
         raise BadRequest('colour is "w" or "b"')
+    if not isinstance(hold, bool):
+        raise BadRequest("hold is true or false")
     holder = services.Holder.new()
-    room, seated = services.room_create(holder=holder, computer_level=level, colour=colour)
+    room, seated = services.room_create(holder=holder, computer_level=level, colour=colour, hold=hold)
     mine, other = (room.white_key, room.black_key) if seated.colour == "w" else (room.black_key, room.white_key)
     enemy = None if level is not None else str(other)
     return _seated_answer(room.pk, seated, holder, key=str(mine), enemy_key=enemy)
