@@ -144,6 +144,12 @@ OFF_SCREEN = """() => {
 }"""
 
 
+# The words of a button or a label that do not fit in it (cut off, or spilling over the next one).
+CLIPPED = """() => [...document.querySelectorAll("button, label, .button, .badge")]
+  .filter((element) => element.offsetParent !== null && element.scrollWidth > element.clientWidth + 1)
+  .map((element) => `${element.tagName.toLowerCase()}#${element.id}: ${element.textContent.trim().slice(0, 30)}`)"""
+
+
 @pytest.mark.parametrize("width, height", [(390, 844), (360, 740)])
 def test_no_page_runs_off_a_phone_screen(start_server, browser, width, height):
     server = start_server()
@@ -161,5 +167,6 @@ def test_no_page_runs_off_a_phone_screen(start_server, browser, width, height):
     ):
         page.goto(server.url + path)
         assert page.evaluate(OFF_SCREEN) == [], path
+        assert page.evaluate(CLIPPED) == [], path
         assert page.evaluate("document.documentElement.scrollWidth") <= width, path
     context.close()
