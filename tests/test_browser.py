@@ -484,3 +484,26 @@ def test_friends_play_by_an_invitation_link_then_a_rematch(open_page):
     assert alice.state()["game"] == bob.state()["game"] != first
     assert (alice.state()["me"], bob.state()["me"]) == ("Red", "Blue")  # who played second begins
     assert alice.errors == [] and bob.errors == []
+
+
+OVERLAPS = """() => {
+  const card = document.querySelector("#end-screen .end-card").getBoundingClientRect();
+  return ["player-top", "player-bottom", "sticks", "board"].filter((id) => {
+    const box = document.getElementById(id).getBoundingClientRect();
+    return box.left < card.right && card.left < box.right && box.top < card.bottom && card.top < box.bottom;
+  });
+}"""
+
+
+@pytest.mark.parametrize("size", [{"width": 390, "height": 844}, {"width": 360, "height": 740}])
+def test_on_a_phone_the_end_card_hides_neither_the_board_nor_the_players_nor_the_sticks(open_page, size):
+    phone = open_page(**{**PHONE, "viewport": size})
+    phone.configure(size=9, opponent="computer", level=1)
+    phone.start()
+    phone.wait_idle()
+    phone.page.click("#quit")
+    phone.page.click("#confirm-quit-yes")
+    expect(phone.page.locator("#end-screen")).to_be_visible()
+    assert phone.page.evaluate(OVERLAPS) == []
+    assert phone.page.locator("#end-again").is_visible()
+    assert phone.errors == []

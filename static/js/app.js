@@ -991,6 +991,8 @@ class App {
     if (!replay.hidden) this.showRatingChange(game);
     screen.hidden = false;
     $("end-again").focus({ preventScroll: true });
+    // On a phone the card is under the board: brought into view.
+    if (window.matchMedia("(max-width: 480px)").matches) screen.scrollIntoView({ block: "nearest" });
   }
 
   /** The end card of a rated online game: the player's rating before and after it. */
