@@ -425,6 +425,10 @@ def test_a_player_stays_logged_in_and_resumes_a_game_from_another_tab_browser_or
     phone = open_page(**PHONE)
     expect(phone.page.locator("#login-open")).to_be_visible()
     phone.log_in("alice", PASSWORDS["alice"])
+    # Logged in, the phone's page is where it was: not shifted, nothing past its edges.
+    assert phone.page.evaluate("[window.scrollX, document.documentElement.scrollWidth]") == [0, 390]
+    box = phone.page.locator("#logout").bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
     expect(phone.page.locator("#my-games li")).to_contain_text("against bob")
     phone.page.click("#logout-everywhere")
     expect(phone.page.locator("#login-open")).to_be_visible()
