@@ -13,8 +13,11 @@ User = get_user_model()
 
 @receiver(post_save, sender=User)
 @receiver(post_delete, sender=User)
-def forget_credentials(sender, instance, **kwargs) -> None:
-    """A changed password or a deactivated account must not be let in by a remembered pair."""
+def forget_credentials(sender, instance, update_fields=None, **kwargs) -> None:
+    """A changed password or a deactivated account must not be let in by a remembered pair (a sign-in to the site,
+    which saves only the time of the last sign-in, changes neither)."""
+    if update_fields is not None and set(update_fields) == {"last_login"}:
+        return
     credentials.forget(instance.get_username())
     # A request that verified the old password may still be writing its entry: drop it once more after commit.
     transaction.on_commit(lambda: credentials.forget(instance.get_username()))
@@ -44,8 +47,12 @@ def keep_nick_key(sender, instance, created: bool, raw: bool = False, update_fie
 @receiver(user_logged_in)
 def remember_session(sender, request, user, **kwargs) -> None:
     """Keep the session an account signs in to (the site's page, the admin), to sign it out everywhere at will."""
-    if request is not None and request.session.session_key:
-        services.session_signed_in(user_id=user.pk, session_key=request.session.session_key)
+    if request is None:
+        return
+    if request.session.session_key is None:
+        # Signing in over another account's session empties it, key and all: it gets its key now.
+        request.session.save()
+    services.session_signed_in(user_id=user.pk, session_key=request.session.session_key)
 
 
 @receiver(user_logged_out)

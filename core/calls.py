@@ -1,25 +1,35 @@
-"""The plumbing of the site's own JSON calls (its pages', signed in by the session, CSRF-checked): the arguments
-of a call, and a refusal as the JSON error the pages show."""
+"""The plumbing of JSON calls: the arguments of a call (the course API's and the site's own pages'), and, for the
+pages' calls (signed in by the session, CSRF-checked), a refusal as the JSON error the pages show."""
 
 import functools
 import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, JsonResponse
 
+from .bodylimit import too_large
 from .errors import Refusal
 
 
 def arguments(request: HttpRequest) -> dict[str, Any]:
-    """Return the call's JSON object (an empty body is an empty object), or raise a Refusal."""
+    """Return the request body as a JSON object (whatever the Content-Type says); an empty body is an empty object.
+    Anything else is a Refusal."""
     try:
-        args = json.loads(request.body or b"{}")
-    except ValueError:
-        raise Refusal("The request is not valid JSON") from None
-    if not isinstance(args, dict):
-        raise Refusal("The request must be a JSON object")
-    return args
+        raw = request.body
+    except RequestDataTooBig:
+        raise Refusal(too_large(), status=413) from None
+    if not raw.strip():
+        return {}
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
+        # ValueError covers bad UTF-8, bad JSON and integers too long to convert.
+        raise Refusal("Request body is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise Refusal("Request body must be a JSON object")
+    return data
 
 
 def refused(message: str, status: int, retry_after: int | None = None) -> JsonResponse:

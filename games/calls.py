@@ -5,13 +5,14 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.http import HttpRequest
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.calls import answered, arguments, signed_in_user
 from core.errors import Refusal
 from core.limits import per_address
 
 from . import invitations, selectors
+from .bots import PRACTICE_GROUPS
 from .rules import ENGINES
 
 GROUP_MAX = 2**31 - 1
@@ -21,16 +22,22 @@ SIGN_IN_FIRST = "Log in first to invite or answer"
 def _group(value: Any) -> str:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= GROUP_MAX:
         raise Refusal("The group must be a whole number, 1 or more")
+    if value in PRACTICE_GROUPS:
+        raise Refusal(f"Group {value} is for practice against the computer: choose another")
     return str(value)
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @per_address("join", "TAB_JOIN_PER_MINUTE")
 @answered
-async def invitation_new(request: HttpRequest) -> dict[str, Any]:
+async def invitations_view(request: HttpRequest) -> dict[str, Any]:
     """POST /play/invitations {kind, options, group}: invite whoever opens the link; or {rematch: game id}: offer the
-    opponent of that finished game another (accepted at once if they offered one already)."""
+    opponent of that finished game another (accepted at once if they offered one already).
+    GET /play/invitations?rematch_of=<game>: {"offer": the opponent's open offer to play that game again, or null}."""
     user_id = (await signed_in_user(request, SIGN_IN_FIRST)).pk
+    if request.method == "GET":
+        game = request.GET.get("rematch_of", "")[:64]
+        return {"offer": await sync_to_async(invitations.rematch_offered)(user_id=user_id, public_id=game)}
     args = arguments(request)
     if "rematch" in args:
         if not isinstance(args["rematch"], str):
@@ -38,7 +45,7 @@ async def invitation_new(request: HttpRequest) -> dict[str, Any]:
         made = await sync_to_async(invitations.rematch_offer)(user_id=user_id, public_id=args["rematch"])
     else:
         kind, options = args.get("kind"), args.get("options", {})
-        if kind not in ENGINES:
+        if not isinstance(kind, str) or kind not in ENGINES:
             raise Refusal(f"No such game: {kind!r}"[:80])
         if not isinstance(options, dict):
             raise Refusal("options must be a JSON object")

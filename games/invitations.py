@@ -31,10 +31,14 @@ class InvitationError(Refusal):
 
 
 def _locked(token: str) -> Invitation:
-    invitation = Invitation.objects.select_for_update().filter(token=token).first()
+    invitation = Invitation.objects.select_for_update().select_related("inviter").filter(token=token).first()
     if invitation is None:
         raise InvitationError("No such invitation: check the link", status=404)
     return invitation
+
+
+def _lock_user(user_id: int) -> None:
+    list(get_user_model().objects.select_for_update().filter(pk=user_id).values_list("pk", flat=True))
 
 
 def _lapsed(invitation: Invitation, now: datetime) -> bool:
@@ -50,8 +54,13 @@ def _open(invitation: Invitation, now: datetime) -> None:
 
 
 def _accept(invitation: Invitation, user_id: int, now: datetime) -> Invitation:
-    """Start the match of an open invitation between its inviter and `user_id`. The inviter plays first, except in a
-    rematch, where whoever played second in the last match begins."""
+    """Start the match of an open invitation between its inviter and `user_id`, each withdrawn from a match they
+    waited in, as a join elsewhere withdraws them. The inviter plays first, except in a rematch, where whoever played
+    second in the last match begins."""
+    if not invitation.inviter.is_active:
+        raise InvitationError("The player who invited you can no longer play")
+    for player in sorted((invitation.inviter_id, user_id)):  # the users' rows locked in one order
+        services.withdraw_elsewhere(player, now)
     seats = [invitation.inviter_id, user_id]
     previous = invitation.rematch_of
     if previous is not None and previous.seat_user_ids[:1] == [invitation.inviter_id]:
@@ -75,6 +84,7 @@ def invitation_open(*, user_id: int, kind: str, options: dict, pool: str) -> Inv
         raise InvitationError(str(error)) from None
     now = timezone.now()
     with transaction.atomic():
+        _lock_user(user_id)  # two invitations of one player at once: one after the other, the second replacing
         Invitation.objects.filter(inviter_id=user_id, status=Invitation.Status.OPEN).update(
             status=Invitation.Status.CANCELLED
         )
@@ -88,7 +98,8 @@ def rematch_offer(*, user_id: int, public_id: str) -> Invitation:
     offered one already, that offer is accepted instead: the match starts."""
     now = timezone.now()
     with transaction.atomic():
-        game = Game.objects.filter(public_id=public_id).first()
+        # The game's row locked: the two players' offers, made at once, take turns, and the second accepts the first.
+        game = Game.objects.select_for_update().filter(public_id=public_id).first()
         if game is None or user_id not in game.seat_user_ids:
             raise InvitationError("That is not one of your games", status=404)
         if game.status != Game.Status.FINISHED:
@@ -96,6 +107,10 @@ def rematch_offer(*, user_id: int, public_id: str) -> Invitation:
         if game.kind not in INVITABLE or game.pool == "" or len(game.seat_user_ids) != 2:
             raise InvitationError("Only a game between two players online can be played again")
         [opponent] = [seat for seat in game.seat_user_ids if seat != user_id]
+        # Played again already (from another tab, say): that match.
+        again = Invitation.objects.filter(rematch_of=game, status=Invitation.Status.ACCEPTED).first()
+        if again is not None:
+            return again
         crossing = (
             Invitation.objects.select_for_update()
             .filter(status=Invitation.Status.OPEN, rematch_of=game, inviter_id=opponent, invitee_id=user_id)
@@ -104,6 +119,7 @@ def rematch_offer(*, user_id: int, public_id: str) -> Invitation:
         )
         if crossing is not None:
             return _accept(crossing, user_id, now)
+        _lock_user(user_id)
         Invitation.objects.filter(inviter_id=user_id, status=Invitation.Status.OPEN).update(
             status=Invitation.Status.CANCELLED
         )
@@ -147,14 +163,13 @@ def invitation_close(*, token: str, user_id: int) -> Invitation:
         return invitation
 
 
+# What `invitation_view` reads of an invitation's relations.
+_SHOWN = ("inviter", "invitee", "rematch_of", "game")
+
+
 def invitation_view(invitation: Invitation, now: datetime | None = None) -> dict[str, Any]:
     """What a page shows of an invitation: who invites whom to what, and how it stands ("expired" once lapsed)."""
     now = now or timezone.now()
-    nicks = dict(
-        get_user_model()
-        .objects.filter(pk__in=[invitation.inviter_id, invitation.invitee_id])
-        .values_list("pk", "username")
-    )
     title, variant = labels(invitation.kind, find_engine(invitation.kind).variant(invitation.options))
     return {
         "token": invitation.token,
@@ -163,8 +178,8 @@ def invitation_view(invitation: Invitation, now: datetime | None = None) -> dict
         "variant": variant,
         "options": invitation.options,
         "pool": invitation.pool,
-        "inviter": nicks[invitation.inviter_id],
-        "invitee": nicks.get(invitation.invitee_id),
+        "inviter": invitation.inviter.username,
+        "invitee": None if invitation.invitee is None else invitation.invitee.username,
         "rematch_of": invitation.rematch_of.public_id if invitation.rematch_of_id else None,
         "status": "expired" if _lapsed(invitation, now) else invitation.status,
         "game": invitation.game.public_id if invitation.game_id else None,
@@ -173,15 +188,30 @@ def invitation_view(invitation: Invitation, now: datetime | None = None) -> dict
 
 
 def invitation_by_token(token: str) -> dict[str, Any] | None:
-    invitation = Invitation.objects.select_related("rematch_of", "game").filter(token=token).first()
+    invitation = Invitation.objects.select_related(*_SHOWN).filter(token=token).first()
     return None if invitation is None else invitation_view(invitation)
 
 
 def invitations_of(user_id: int) -> dict[str, list[dict[str, Any]]]:
     """The open invitations a player sent, and those sent to them (rematches)."""
     now = timezone.now()
-    open_ = Invitation.objects.filter(status=Invitation.Status.OPEN, expires_at__gt=now).select_related("rematch_of")
+    open_ = Invitation.objects.filter(status=Invitation.Status.OPEN, expires_at__gt=now).select_related(*_SHOWN)
     return {
         "sent": [invitation_view(invitation, now) for invitation in open_.filter(inviter_id=user_id)],
         "received": [invitation_view(invitation, now) for invitation in open_.filter(invitee_id=user_id)],
     }
+
+
+def rematch_offered(*, user_id: int, public_id: str) -> dict[str, Any] | None:
+    """The opponent's open offer to play a finished game again, made to this player, or None."""
+    offer = (
+        Invitation.objects.filter(
+            status=Invitation.Status.OPEN,
+            expires_at__gt=timezone.now(),
+            invitee_id=user_id,
+            rematch_of__public_id=public_id,
+        )
+        .select_related(*_SHOWN)
+        .first()
+    )
+    return None if offer is None else invitation_view(offer)

@@ -140,8 +140,10 @@ def game(request: HttpRequest, public_id: str) -> HttpResponse:
     context["table_url"] = table_url(found.kind, found.variant, found.pool)
     if found.started_at is not None and found.status == Game.Status.FINISHED:
         context["replay"] = _replay_data(found, log)
-    if found.status == Game.Status.PLAYING and found.deadline is not None:
-        # The turn's time left as the page is made; the live view counts it down, and from each change on afresh.
-        context["turn_left_ms"] = max(0, round((found.deadline - timezone.now()).total_seconds() * 1000))
+    if found.status != Game.Status.FINISHED:
+        # The live view's turn clock: the time left as the page is made (a game in play), then a whole turn from each
+        # change on.
         context["turn_seconds"] = found.turn_seconds or settings.TAB_TURN_TIMEOUT
+        if found.status == Game.Status.PLAYING and found.deadline is not None:
+            context["turn_left_ms"] = max(0, round((found.deadline - timezone.now()).total_seconds() * 1000))
     return render(request, [f"games/{found.kind}/game.html", "games/game.html"], context)

@@ -135,6 +135,7 @@ def game_result(public_id: str) -> dict[str, Any] | None:
         return None
     return {
         "game": game.public_id,
+        "pool": game.pool,
         "status": game.status,
         "ending": game.ending,
         "winner": _nick(game.winner),

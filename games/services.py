@@ -337,7 +337,7 @@ def match_join(*, user_id: int, kind: str, options: dict, pool: str, seat_count:
     match = _new_match(kind, options, pool, seat_count)
     room = (kind, match.variant, pool, match.seat_count)
     with transaction.atomic():
-        _withdraw_elsewhere(user_id, now, room)
+        withdraw_elsewhere(user_id, now, room)
         # Every join of a (game, variant, pool) locks the same row, so two simultaneous joins see each other.
         WaitingRoom.objects.select_for_update().get_or_create(kind=kind, variant=match.variant, pool=pool)
         waiting = (
@@ -361,7 +361,7 @@ def match_join(*, user_id: int, kind: str, options: dict, pool: str, seat_count:
         return waiting
 
 
-def _withdraw_elsewhere(user_id: int, now: datetime, room: tuple | None = None) -> None:
+def withdraw_elsewhere(user_id: int, now: datetime, room: tuple | None = None) -> None:
     """Withdraw the user from the match they wait in, unless it is one of `room` (game, variant, pool, seats)."""
     # The account's row locked: two joins of one account (in two server processes) take turns, so that the second
     # sees where the first made it wait, and withdraws it from there.
@@ -383,7 +383,7 @@ def match_against_computer(*, user_id: int, kind: str, options: dict, level: int
     computer = runner.computer_user(level)
     match = _new_match(kind, options, "", seat_count=2)
     with transaction.atomic():
-        _withdraw_elsewhere(user_id, now)
+        withdraw_elsewhere(user_id, now)
         _record(match, GameEvent.Kind.CREATE, user_id, {}, now)
         _take_seat(match, user_id)
         _take_seat(match, computer.pk)

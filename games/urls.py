@@ -10,7 +10,7 @@ urlpatterns = [
     # Each game's own page: its kind is any registered engine's.
     path("play/<slug:kind>/", pages.play, name="play"),
     # The pages' calls: invitations to a match between friends, rematches.
-    path("play/invitations", calls.invitation_new, name="invitation-new"),
+    path("play/invitations", calls.invitations_view, name="invitations"),
     path("play/invitations/<str:token>", calls.invitation, name="invitation"),
     path("play/invitations/<str:token>/<slug:answer>", calls.invitation_answer, name="invitation-answer"),
 ]

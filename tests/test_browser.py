@@ -8,6 +8,7 @@ are saved to var/screenshots/ for people to look at.
 import random
 import re
 
+import httpx
 import pytest
 from playwright.sync_api import expect
 
@@ -511,3 +512,31 @@ def test_on_a_phone_the_end_card_hides_neither_the_board_nor_the_players_nor_the
     assert phone.page.evaluate(OVERLAPS) == []
     assert phone.page.locator("#end-again").is_visible()
     assert phone.errors == []
+
+
+def test_an_invitation_is_withdrawn_when_its_player_logs_out_or_starts_another_game(open_page, server):
+    alice = open_page()
+    alice.log_in("alice", PASSWORDS["alice"])
+    alice.configure(size=7, opponent="online", group=22)
+    tokens = []
+    for leave in ("log out", "play the computer"):
+        alice.page.click("#invite")
+        link = alice.page.locator("#invite-link")
+        expect(link).to_have_value(re.compile(r"invite=[0-9a-f]{32}$"))
+        tokens.append(link.input_value().rsplit("=", 1)[1])
+        if leave == "log out":
+            alice.page.click("#logout")
+            expect(alice.page.locator("#login-open")).to_be_visible()
+            alice.log_in("alice", PASSWORDS["alice"])
+        else:
+            alice.configure(size=7, opponent="computer")
+            alice.start()
+            alice.wait_for("tab.state().phase === 'playing'")
+        expect(alice.page.locator("#invite-card")).to_be_hidden()
+        status = lambda: httpx.get(f"{server.url}/play/invitations/{tokens[-1]}").json()["status"]  # noqa: E731
+        for _ in range(WAIT_MS // 100):  # the page withdraws it in the background
+            if status() == "cancelled":
+                break
+            alice.page.wait_for_timeout(100)
+        assert status() == "cancelled", leave
+    assert alice.errors == []

@@ -150,3 +150,53 @@ def test_the_admin_lists_invitations_read_only(admin_client, alice):
     admin_client.post(f"/admin/games/invitation/{pk}/change/", {"status": "accepted"})
     assert Invitation.objects.get(pk=pk).status == Invitation.Status.OPEN
     assert admin_client.get("/admin/games/invitation/add/").status_code == 403
+
+
+def test_accepting_withdraws_both_players_from_the_matches_they_waited_in(alice, bob):
+    a, b = signed_in("alice"), signed_in("bob")
+    a_waited = post(a, "/play/tab/api/join", {"group": 8, "size": 9})[1]["game"]
+    b_waited = post(b, "/play/tab/api/join", {"group": 9, "size": 9})[1]["game"]
+    token = invite(a, kind="tab", options={"size": 7}, group=3)[1]["token"]
+    game = post(b, f"/play/invitations/{token}/accept")[1]["game"]
+    for waiting in (a_waited, b_waited):
+        assert Game.objects.get(public_id=waiting).status == Game.Status.FINISHED
+    assert Game.objects.get(public_id=game).status == Game.Status.PLAYING
+
+
+def test_an_inactive_inviter_s_invitation_cannot_be_accepted(alice, bob):
+    token = invite(signed_in("alice"), kind="tab", options={"size": 7}, group=3)[1]["token"]
+    alice.is_active = False
+    alice.save()
+    assert post(signed_in("bob"), f"/play/invitations/{token}/accept") == (
+        400,
+        {"error": "The player who invited you can no longer play"},
+    )
+    assert not Game.objects.exists()
+
+
+def test_a_rematch_offer_is_found_by_its_game_and_a_game_is_played_again_once(alice, bob):
+    a, b = signed_in("alice"), signed_in("bob")
+    token = invite(a, kind="tab", options={"size": 7}, group=5)[1]["token"]
+    game = post(b, f"/play/invitations/{token}/accept")[1]["game"]
+    game_leave(public_id=game, user_id=bob.pk)
+    assert a.get("/play/invitations", {"rematch_of": game}).json() == {"offer": None}
+    offer = invite(b, rematch=game)[1]
+    assert a.get("/play/invitations", {"rematch_of": game}).json()["offer"]["token"] == offer["token"]
+    assert b.get("/play/invitations", {"rematch_of": game}).json() == {"offer": None}  # bob's own is not offered him
+    accepted = post(a, f"/play/invitations/{offer['token']}/accept")[1]
+    # From a stale end card in another tab: the same rematch, not a second one.
+    assert invite(b, rematch=game)[1]["game"] == accepted["game"]
+    assert invite(a, rematch=game)[1]["game"] == accepted["game"]
+    assert Game.objects.filter(status=Game.Status.PLAYING).count() == 1
+
+
+def test_odd_bodies_get_json_errors(alice):
+    a = signed_in("alice")
+    assert invite(a, kind=[], options={}, group=1) == (400, {"error": "No such game: []"})
+    response = a.post("/play/invitations", data=b"[" * 60_000, content_type="application/json")
+    assert (response.status_code, response.json()) == (400, {"error": "Request body is not valid JSON"})
+    assert invite(a, kind="tab", options={"size": 7}, group=902) == (
+        400,
+        {"error": "Group 902 is for practice against the computer: choose another"},
+    )
+    assert a.put("/play/invitations").status_code == 405

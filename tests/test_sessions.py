@@ -9,6 +9,7 @@ from django.contrib.sessions.models import Session
 from django.test import Client
 from django.utils import timezone
 
+from accounts import credentials
 from accounts.models import SignedInSession
 from accounts.services import sessions_clean, user_set_active
 from games.models import Game
@@ -61,7 +62,7 @@ def test_a_wrong_password_or_a_bad_nick_signs_nobody_in(client):
     status, body = post(other, "/account/sign-in", {"nick": "eve"})
     assert status == 400 and "password" in body["error"]
     response = other.post("/account/sign-in", data=b"[1", content_type="application/json")
-    assert response.status_code == 400 and response.json() == {"error": "The request is not valid JSON"}
+    assert response.status_code == 400 and response.json() == {"error": "Request body is not valid JSON"}
     assert other.get("/account/sign-in").status_code == 405
     assert mine(other)["nick"] is None
 
@@ -173,3 +174,14 @@ def test_the_notes_of_sessions_that_ended_are_cleaned_and_those_of_live_sessions
     assert sessions_clean() == 1
     assert list(SignedInSession.objects.values_list("session_key", flat=True)) == [live.session.session_key]
     assert mine(live)["nick"] == "alice"
+
+
+def test_signing_in_over_another_account_is_noted_and_keeps_the_course_api_fast(alice, bob):
+    device = Client()
+    assert sign_in(device, "alice", "alice-secret")[0] == 200
+    assert sign_in(device, "bob", "bob-secret")[0] == 200
+    assert SignedInSession.objects.filter(user=bob, session_key=device.session.session_key).exists()
+    # The site's sign-in saved bob's last sign-in time, not his password: the pair it verified stays remembered.
+    assert credentials.remembered_user_id("bob", "bob-secret") == bob.pk
+    assert post(device, "/account/sign-out-everywhere") == (200, {"sessions": 1})
+    assert mine(device)["nick"] is None

@@ -19,6 +19,8 @@ from games.rules import Engine, Outcome
 
 RANDOM, GREEDY, SEARCH = 1, 2, 3
 LEVELS = {RANDOM: "random", GREEDY: "greedy", SEARCH: "search"}
+# The course groups where a Tâb join is practice against the computer: group 900 + its level.
+PRACTICE_GROUPS = {900 + level: level for level in LEVELS}
 
 
 @dataclass

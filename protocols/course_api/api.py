@@ -11,12 +11,11 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from accounts.services import remembered_user_id, user_verify
-from core.bodylimit import too_large
+from core.calls import arguments
 from core.dbthread import in_database_thread
 from core.errors import Refusal
 from core.text import is_text
@@ -49,22 +48,8 @@ def shown(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def parse_body(request: HttpRequest) -> dict[str, Any]:
-    """Return the request body as a JSON object; an empty body is an empty object."""
-    try:
-        raw = request.body
-    except RequestDataTooBig:
-        raise Refusal(too_large(), status=413) from None
-    if not raw.strip():
-        return {}
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (ValueError, RecursionError):
-        # ValueError covers bad UTF-8, bad JSON and integers too long to convert.
-        raise Refusal("Request body is not valid JSON") from None
-    if not isinstance(data, dict):
-        raise Refusal("Request body must be a JSON object")
-    return data
+# The request body as a JSON object, or a Refusal.
+parse_body = arguments
 
 
 ApiFunction = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]

@@ -8,7 +8,7 @@ from core.dbthread import in_database_thread
 from core.errors import Refusal
 from core.limits import per_address
 from games import services
-from games.bots import LEVELS
+from games.bots import PRACTICE_GROUPS
 from games.rules import tab
 from rankings.selectors import ranking_top
 
@@ -26,9 +26,6 @@ from .api import (
 )
 
 GAME_ID_MAX_LENGTH = 64
-# Practice: a join in group 900 + L starts a game at once against the server's computer player of level L (1 random,
-# 2 greedy, 3 search), the client first to play; it counts for no ranking or rating.
-PRACTICE_GROUPS = {900 + level: level for level in LEVELS}
 
 
 def _is_board_size(size: int) -> bool:
@@ -49,6 +46,8 @@ async def join(args: dict[str, Any]) -> dict[str, Any]:
     group = integer_argument(args, "group", is_group)
     login = credentials(args)
     size = integer_argument(args, "size", _is_board_size)
+    # Practice: a join in group 900 + L starts a game at once against the server's computer player of level L (1
+    # random, 2 greedy, 3 search), the client first to play; it counts for no ranking or rating.
     if group in PRACTICE_GROUPS:
         game = await as_player(
             login, services.match_against_computer, kind="tab", options={"size": size}, level=PRACTICE_GROUPS[group]

@@ -158,6 +158,7 @@ class App {
 
   showInvitation(invitation, { mine }) {
     this.invitation = invitation;
+    this.invitationMine = mine;
     $("invite-card").hidden = false;
     $("invite-sent").hidden = !mine;
     $("invite-received").hidden = mine;
@@ -181,6 +182,7 @@ class App {
 
   hideInvitation() {
     this.invitation = null;
+    this.invitationMine = false;
     $("invite-card").hidden = true;
   }
 
@@ -200,9 +202,16 @@ class App {
     }, INVITATION_POLL_MS);
   }
 
-  stopWatchingInvitations() {
+  /** Another game starts, or the player logs out: stop waiting for answers, and withdraw this page's open offers
+   * (an invitation, a rematch), so that nobody's acceptance seats the player in a game they left. */
+  dropInvitations() {
     clearInterval(this.invitationTimer);
     clearInterval(this.rematchTimer);
+    const offers = [this.invitationMine ? this.invitation?.token : null, this.rematchToken].filter(Boolean);
+    this.rematchToken = null;
+    if (this.invitationMine) this.hideInvitation();
+    // Answered or lapsed meanwhile, or the session gone: nothing left to withdraw.
+    return Promise.all(offers.map((token) => online.answerInvitation(token, "cancel").catch(() => {})));
   }
 
   invitationAnswered(invitation) {
@@ -247,7 +256,10 @@ class App {
       if (answered.game) this.startInvited(answered);
       else this.say(`You declined ${invitation.inviter}'s invitation.`);
     } catch (problem) {
-      this.showInvitation({ ...invitation, status: "closed" }, { mine: false });
+      // Refused (answered meanwhile, lapsed…): closed for good. Unreachable: the invitation stays, to try again.
+      if (problem.status >= 400 && problem.status < 500) {
+        this.showInvitation({ ...invitation, status: "closed" }, { mine: false });
+      }
       this.refuse(problem.message);
     }
   }
@@ -278,7 +290,9 @@ class App {
       }
       $("end-rematch-status").textContent = `Waiting for ${invitation.invitee} to accept…`;
       clearInterval(this.rematchTimer);
+      this.rematchToken = invitation.token;
       this.watchInvitation(invitation.token, (answered) => {
+        this.rematchToken = null;
         if (answered.game) this.startInvited(answered);
         else $("end-rematch-status").textContent = `${invitation.invitee} did not take the rematch.`;
       });
@@ -297,13 +311,12 @@ class App {
         clearInterval(this.rematchTimer);
         return;
       }
-      let mine;
+      let offer;
       try {
-        mine = await online.myGames();
+        ({ offer } = await online.rematchOffer(game.id));
       } catch {
         return;
       }
-      const offer = (mine.invitations?.received ?? []).find((invitation) => invitation.rematch_of === game.id);
       const button = $("end-rematch");
       if (!offer || button.dataset.token === offer.token || this.game !== game) return;
       clearInterval(this.rematchTimer);
@@ -567,6 +580,8 @@ class App {
     if (!login) {
       this.myGames = [];
       this.renderMyGames();
+      this.afterLogin = null;
+      this.dropInvitations();
     }
     $("account-card").hidden = !login;
     $("logged-out").hidden = Boolean(login);
@@ -591,6 +606,7 @@ class App {
       this.phase = "idle";
       this.renderIdle();
     }
+    await this.dropInvitations(); // while the session can still withdraw them
     try {
       await online.signOut({ everywhere });
     } catch (problem) {
@@ -675,7 +691,8 @@ class App {
       ...games.map((entry) => {
         const item = document.createElement("li");
         const what = document.createElement("span");
-        const where = entry.kind === "tab" ? `group ${entry.pool} · ${entry.variant}` : entry.variant;
+        const group = entry.pool ? `group ${entry.pool}` : "practice";
+        const where = entry.kind === "tab" ? `${group} · ${entry.variant}` : entry.variant;
         const rivals = entry.opponents.length ? `against ${entry.opponents.join(", ")}` : "waiting for an opponent";
         what.textContent = `${entry.title} · ${where} · ${rivals}`;
         item.append(what);
@@ -718,7 +735,8 @@ class App {
       this.refuse("A game is on: quit it before going back to another.");
       return;
     }
-    this.startOnline({ id, group: Number(entry.pool), size: entry.options.size }, { rejoin: true });
+    const group = entry.pool ? Number(entry.pool) : this.settings().group;
+    this.startOnline({ id, group, size: entry.options.size }, { rejoin: true });
   }
 
   // Starting and ending ------------------------------------------------------------------------------
@@ -751,7 +769,7 @@ class App {
 
   _reset() {
     this.hideEnd();
-    this.stopWatchingInvitations();
+    this.dropInvitations();
     this.game?.close();
     this.game = null;
     this.frame = null;
@@ -1003,8 +1021,15 @@ class App {
     } catch {
       return; // the card does without it
     }
+    if (this.game !== game) return;
+    if (!ended.pool) {
+      // Practice (against the computer): nothing rated, nobody to play again.
+      $("end-rematch").hidden = true;
+      clearInterval(this.rematchTimer);
+      return;
+    }
     const seat = ended.seats.find((entry) => entry.nick === game.login.nick);
-    if (this.game !== game || seat?.rating_before == null || seat.rating_after == null) return;
+    if (seat?.rating_before == null || seat.rating_after == null) return;
     const change = seat.rating_after - seat.rating_before;
     $("end-rating").textContent =
       `Your rating: ${seat.rating_before} → ${seat.rating_after} (${change >= 0 ? "+" : "−"}${Math.abs(change)})`;

@@ -139,6 +139,11 @@ export function rematch(game) {
   return call("play/invitations", { rematch: game });
 }
 
+/** The opponent's open offer to play a finished game again, made to this player: {offer: invitation or null}. */
+export function rematchOffer(game) {
+  return call(`play/invitations?rematch_of=${encodeURIComponent(game)}`, null, "GET");
+}
+
 export function invitation(token) {
   return call(`play/invitations/${encodeURIComponent(token)}`, null, "GET");
 }

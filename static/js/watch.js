@@ -17,7 +17,7 @@ let last = null;
 // The turn's clock: the time left as the page was made, then the whole turn again after every change (each action
 // gives the player on turn their full time).
 const clock = document.getElementById("watch-clock");
-const renderedVersion = Number(canvas.dataset.version ?? -1);
+let seenVersion = Number(canvas.dataset.version ?? -1); // the newest version the clock was set for
 const turnMs = Number(canvas.dataset.turnSeconds ?? 0) * 1000;
 let turnEndsAt = canvas.dataset.turnLeftMs ? performance.now() + Number(canvas.dataset.turnLeftMs) : null;
 
@@ -115,7 +115,9 @@ source.onmessage = (event) => {
   const before = last;
   last = JSON.parse(event.data);
   version = Number(event.lastEventId);
-  if (turnMs && version > renderedVersion) turnEndsAt = performance.now() + turnMs;
+  // A change since: a whole turn from now (a snapshot sent again on reconnecting changes nothing).
+  if (turnMs && version > seenVersion) turnEndsAt = performance.now() + turnMs;
+  seenVersion = Math.max(seenVersion, version);
   if (!last.pieces) {
     status.textContent = "The game ended before it started.";
   } else {
