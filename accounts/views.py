@@ -21,9 +21,8 @@ from core.text import is_text
 from games.invitations import invitations_of
 from games.selectors import games_in_progress
 
+from .nickrule import NICK_MAX_LENGTH
 from .services import PASSWORD_MAX_LENGTH, sessions_end, user_register
-
-NICK_MAX_LENGTH = 32
 
 
 def _text(args: dict[str, Any], name: str, max_length: int) -> str:

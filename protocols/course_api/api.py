@@ -14,14 +14,13 @@ from typing import Any
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from accounts.services import remembered_user_id, user_verify
+from accounts.nickrule import NICK_MAX_LENGTH
+from accounts.services import PASSWORD_MAX_LENGTH, remembered_user_id, user_verify
 from core.calls import arguments
 from core.dbthread import in_database_thread
 from core.errors import Refusal
 from core.text import is_text
 
-NICK_MAX_LENGTH = 32
-PASSWORD_MAX_LENGTH = 128
 # Groups are stored in a 32-bit column (PositiveIntegerField on every database).
 GROUP_MAX = 2**31 - 1
 INTEGER_TEXT = re.compile(r"-?[0-9]{1,18}")
