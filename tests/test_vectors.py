@@ -73,20 +73,22 @@ def test_the_javascript_engine_passes_the_vectors_and_its_tests() -> None:
     assert result.returncode == 0, f"node --test tests/js/ failed:\n{result.stdout[-20_000:]}\n{result.stderr[-5_000:]}"
 
 
-def test_one_command_writes_and_checks_every_games_vectors(tmp_path, monkeypatch) -> None:
+def test_one_command_writes_and_checks_a_games_vectors(tmp_path, monkeypatch) -> None:
     from django.core.management import CommandError, call_command
 
     from games.management.commands import rules_vectors
 
-    call_command("rules_vectors", "--check", stdout=io.StringIO())
+    # Each game's own rules tests check its stored vectors; here, that the command does, with the quickest game's
+    # (all four games' together take a minute on a slow machine).
+    call_command("rules_vectors", "draughts", "--check", stdout=io.StringIO())
     with pytest.raises(CommandError, match="not a game with rules vectors"):
         call_command("rules_vectors", "chess", stdout=io.StringIO())
     # Written elsewhere, the file has the very text that is checked.
     monkeypatch.setattr(rules_vectors, "VECTORS_DIR", tmp_path)
     with pytest.raises(CommandError, match="is missing"):
-        call_command("rules_vectors", "plakoto", "--check", stdout=io.StringIO())
-    call_command("rules_vectors", "plakoto", stdout=io.StringIO())
-    assert rules_vectors.read_vectors("plakoto") == read_vectors_at(ROOT / "tests" / "vectors" / "plakoto.json.gz")
+        call_command("rules_vectors", "draughts", "--check", stdout=io.StringIO())
+    call_command("rules_vectors", "draughts", stdout=io.StringIO())
+    assert rules_vectors.read_vectors("draughts") == read_vectors_at(ROOT / "tests" / "vectors" / "draughts.json.gz")
 
 
 def read_vectors_at(path: Path) -> bytes:
