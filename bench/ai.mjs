@@ -1,18 +1,14 @@
 // Strength of the CPU levels (static/js/ai.js): every pair of levels plays the same number of games, each
 // level starting half of them, on as many threads as there are cores.
 //
-//   node bench/ai.mjs [--games N] [--size S] [--budget MS] [--full-games M] [--workers W]
+//   node bench/ai.mjs [--games N] [--size S] [--workers W]
 //
 //   --games N       games per pairing (default 1000)
 //   --size S        columns of the board (default 9)
-//   --budget MS     the hardest level's time per move in that main run (default 10). At its full budget
-//                   (700 ms, a few hundred ms used on average) 4,000 games would take hours on two cores.
-//   --full-games M  games of a second, smaller run where the hardest level has its full budget, against the
-//                   random and the greedy levels (default 50 each; 0 skips it)
 //   --workers W     threads (default: one per core)
 //
-// It ends with the hardest level's time per move, at its full budget, on crowded 15-column boards (the largest
-// board, many pieces in play): the target is an answer within one second.
+// It ends with the hardest level's time per move on crowded 15-column boards (the largest board, many pieces in
+// play): the target is an answer within one second.
 
 import os from "node:os";
 import { fileURLToPath } from "node:url";
@@ -29,7 +25,7 @@ const CHUNK = 10;
 
 
 /** Play one game; return the winning level (null for a game cut at MAX_ACTIONS) and the time of each move. */
-function playGame({ size, blue, red, seed, budgets }) {
+function playGame({ size, blue, red, seed }) {
   const sticks = seeded(seed);
   const choices = seeded(seed ^ 0x5bd1e995);
   const state = State.initial(size);
@@ -40,7 +36,7 @@ function playGame({ size, blue, red, seed, budgets }) {
     else {
       const level = state.turn === BLUE ? blue : red;
       const started = performance.now();
-      const move = chooseMove(state, level, choices, { budget: budgets[level] });
+      const move = chooseMove(state, level, choices);
       timing[level].push(performance.now() - started);
       state.apply(move);
     }
@@ -49,14 +45,14 @@ function playGame({ size, blue, red, seed, budgets }) {
 }
 
 /** Play games `first` … `first + count - 1` of a pairing and sum up what the report needs. */
-function playChunk({ size, weaker, stronger, first, count, budgets, run }) {
+function playChunk({ size, weaker, stronger, first, count, run }) {
   const result = { strongerWins: 0, weakerWins: 0, cut: 0, time: {} };
   for (const level of [weaker, stronger]) result.time[level] = { moves: 0, total: 0, max: 0 };
   for (let game = first; game < first + count; game++) {
     // Each level starts half of the games.
     const [blue, red] = game % 2 === 0 ? [stronger, weaker] : [weaker, stronger];
     const seed = (run * 7919 + weaker * 1_000_003 + stronger * 10_007 + game * 2_654_435_761) | 0;
-    const { winner, timing } = playGame({ size, blue, red, seed, budgets });
+    const { winner, timing } = playGame({ size, blue, red, seed });
     if (winner === stronger) result.strongerWins++;
     else if (winner === weaker) result.weakerWins++;
     else result.cut++;
@@ -83,11 +79,11 @@ function wilson(wins, games) {
 }
 
 /** Play every pairing on a pool of workers; resolve to the summed results by pairing. */
-function runPairings(pairings, { size, games, budgets, run, workers }) {
+function runPairings(pairings, { size, games, run, workers }) {
   const tasks = [];
   for (const [weaker, stronger] of pairings) {
     for (let first = 0; first < games; first += CHUNK) {
-      tasks.push({ size, weaker, stronger, first, count: Math.min(CHUNK, games - first), budgets, run });
+      tasks.push({ size, weaker, stronger, first, count: Math.min(CHUNK, games - first), run });
     }
   }
   // The slow pairings first, so that no thread is left alone with one at the end.
@@ -162,24 +158,23 @@ function table(pairings, results) {
 }
 
 function parseArguments(argv) {
-  const options = { games: 1000, size: DEFAULT_SIZE, budget: 10, fullGames: 50, workers: null };
-  const names = { "--games": "games", "--size": "size", "--budget": "budget", "--full-games": "fullGames", "--workers": "workers" };
+  const options = { games: 1000, size: DEFAULT_SIZE, workers: null };
+  const names = { "--games": "games", "--size": "size", "--workers": "workers" };
   for (let index = 0; index < argv.length; index += 2) {
     const name = names[argv[index]];
     const value = Number(argv[index + 1]);
-    if (name === undefined || !Number.isInteger(value) || value < (name === "fullGames" ? 0 : 1)) usage();
+    if (name === undefined || !Number.isInteger(value) || value < 1) usage();
     options[name] = value;
   }
   const { size } = options;
   if (size < MIN_SIZE || size > MAX_SIZE || size % 2 === 0) usage(`the size is odd, from ${MIN_SIZE} to ${MAX_SIZE}`);
   options.workers ??= os.availableParallelism?.() ?? os.cpus().length;
-  if (options.budget >= HARDEST.budget) options.fullGames = 0; // the main run is already at full budget
   return options;
 }
 
 function usage(problem) {
   if (problem) console.log(problem);
-  console.log("usage: node bench/ai.mjs [--games N] [--size S] [--budget MS] [--full-games M] [--workers W]");
+  console.log("usage: node bench/ai.mjs [--games N] [--size S] [--workers W]");
   process.exit(2);
 }
 
@@ -222,7 +217,7 @@ function crowdedPositions(count) {
   return positions;
 }
 
-/** Time the hardest level at its full budget on crowded boards; return the report's line. */
+/** Time the hardest level on crowded boards; return the report's line. */
 function crowdedTimes(count) {
   const times = crowdedPositions(count).map((state) => {
     const started = performance.now();
@@ -231,13 +226,13 @@ function crowdedTimes(count) {
   });
   const average = times.reduce((sum, time) => sum + time, 0) / times.length;
   return (
-    `L${HARDEST.level} at its full budget on ${count} crowded ${MAX_SIZE}-column boards: ` +
+    `L${HARDEST.level} on ${count} crowded ${MAX_SIZE}-column boards: ` +
     `${average.toFixed(0)} ms avg, ${Math.max(...times).toFixed(0)} ms max per move (target: under 1000 ms)`
   );
 }
 
 async function main() {
-  const { games, size, budget, fullGames, workers } = parseArguments(process.argv.slice(2));
+  const { games, size, workers } = parseArguments(process.argv.slice(2));
   const levels = LEVELS.map((entry) => entry.level);
   const pairings = levels.flatMap((stronger) => levels.filter((weaker) => weaker < stronger).map((weaker) => [weaker, stronger]));
   const started = performance.now();
@@ -245,22 +240,12 @@ async function main() {
   console.log(`Tâb CPU levels on a ${size}-column board, ${workers} threads`);
   console.log(LEVELS.map(({ level, name }) => `  L${level}: ${name}`).join("\n"));
 
-  const budgetNote =
-    budget < HARDEST.budget ? `; L${HARDEST.level} limited to ${budget} ms per move (its full budget: ${HARDEST.budget} ms)` : "";
-  console.log(`\n${games} games per pairing, each level starting half of them${budgetNote}`);
-  const main = await runPairings(pairings, { size, games, budgets: { [HARDEST.level]: budget }, run: 1, workers });
+  console.log(`\n${games} games per pairing, each level starting half of them`);
+  const main = await runPairings(pairings, { size, games, run: 1, workers });
   console.log(table(pairings, main));
   console.log(`time per move: ${timesByLevel(main).join("; ")}`);
   console.log(`(${seconds(started)})`);
 
-  if (fullGames > 0) {
-    const fullStarted = performance.now();
-    const against = [1, 2].map((level) => [level, HARDEST.level]);
-    console.log(`\n${fullGames} games per pairing, L${HARDEST.level} at its full budget (${HARDEST.budget} ms per move)`);
-    const full = await runPairings(against, { size, games: fullGames, budgets: {}, run: 2, workers });
-    console.log(table(against, full));
-    console.log(`(${seconds(fullStarted)})`);
-  }
   console.log(`\n${crowdedTimes(8)}`);
   console.log(`\ntotal ${seconds(started)}`);
 }

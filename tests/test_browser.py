@@ -186,7 +186,7 @@ def test_a_game_against_the_computer_lands_in_the_local_scoreboard(open_page):
     player.configure(size=7, opponent="computer", level=1)
     # The levels are named for people, and each says what it does.
     levels = player.page.locator("#level option").all_inner_texts()
-    assert levels == ["1 · Beginner", "2 · Casual", "3 · Thoughtful", "4 · Strong", "5 · Expert"]
+    assert levels == ["1 · Beginner", "2 · Casual", "3 · Strong"]
     expect(player.page.locator("#level-how")).to_have_text("Plays any move at random.")
     player.start()
     rng = random.Random(5)
@@ -540,3 +540,24 @@ def test_an_invitation_is_withdrawn_when_its_player_logs_out_or_starts_another_g
             alice.page.wait_for_timeout(100)
         assert status() == "cancelled", leave
     assert alice.errors == []
+
+
+def test_a_level_saved_before_the_levels_were_three_is_the_hardest_now(open_page):
+    player = open_page()
+    player.configure(size=7, opponent="computer", level=2)
+    player.start()
+    player.wait_idle()
+    # What the page saved when it had five levels: the settings, and the game in play against level 5.
+    player.page.evaluate(
+        """() => {
+          const game = JSON.parse(sessionStorage.getItem("tab.local"));
+          sessionStorage.setItem("tab.local", JSON.stringify({ ...game, level: 5 }));
+          const settings = JSON.parse(localStorage.getItem("tab.settings.v1"));
+          localStorage.setItem("tab.settings.v1", JSON.stringify({ ...settings, level: 5 }));
+        }"""
+    )
+    player.page.reload()
+    player.wait_for("window.tab !== undefined && tab.state().phase === 'playing'")
+    expect(player.page.locator("#level")).to_have_value("3")
+    expect(player.page.locator("#notice")).to_contain_text("(Strong) goes on where it was")
+    assert player.errors == []

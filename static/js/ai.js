@@ -4,13 +4,13 @@
 import { BLUE, THROW_PROBABILITIES, opponent, ownPathPosition, throwOfValue } from "./rules/tab.js";
 import { mulberry32 } from "./seeded.js";
 
-// Levels 3 and up search `depth` moves ahead; the hardest one deepens move by move until `budget` ms would run out.
+// Three levels that truly differ (BENCHMARKS.md: each wins most games against the one below). Level 3 searches `depth`
+// moves ahead: deeper searches, and searches deepened for as long as a time budget allows, won no more often than it
+// did, so there is no level above it. The search still takes a budget and a depth (options of `chooseMove`).
 export const LEVELS = Object.freeze([
   Object.freeze({ level: 1, name: "Beginner", how: "Plays any move at random." }),
   Object.freeze({ level: 2, name: "Casual", how: "Takes what it can now, without looking ahead." }),
-  Object.freeze({ level: 3, name: "Thoughtful", how: "Weighs every throw two moves ahead.", depth: 2 }),
-  Object.freeze({ level: 4, name: "Strong", how: "Weighs every throw three moves ahead.", depth: 3 }),
-  Object.freeze({ level: 5, name: "Expert", how: "Looks as far ahead as 0.7 s of thinking allows.", depth: 12, budget: 700 }),
+  Object.freeze({ level: 3, name: "Strong", how: "Weighs every throw two moves ahead.", depth: 2 }),
 ]);
 
 const probabilityOf = (value) =>
@@ -45,8 +45,8 @@ const WEIGHTS = {
 
 /**
  * Return the move the CPU plays at `level` in `state` (dice thrown, some legal move), one of `state.legalMoves()`.
- * `random` only breaks ties, so the choice is the same for the same `random`, except when the hardest level's clock
- * decides how deep it looks. `options` (for benchmarks and tests): `budget` in ms and `maxDepth` override the
+ * `random` only breaks ties, so the choice is the same for the same `random`, except when a `budget`'s clock
+ * decides how deep the search looks. `options` (for benchmarks and tests): `budget` in ms and `maxDepth` override the
  * level's, and a `stats` object receives the depth reached and the number of nodes.
  */
 export function chooseMove(state, level, random = Math.random, options = {}) {

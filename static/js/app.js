@@ -376,7 +376,7 @@ class App {
     set("size", saved.size);
     set("opponent", saved.opponent);
     set("first", saved.first);
-    set("level", saved.level);
+    set("level", Math.min(saved.level ?? LEVELS.length, LEVELS.length)); // a level that is no more: the hardest
     set("group", saved.group);
     set("speed", saved.speed ?? (reduce ? "instant" : "normal"));
     form.elements.sound.checked = saved.sound !== false;

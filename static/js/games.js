@@ -37,8 +37,9 @@ export class LocalGame {
     this.app = app;
     this.state = State.initial(size);
     this.me = humanFirst ? BLUE : RED;
-    this.level = level;
-    this.levelName = LEVELS.find((entry) => entry.level === level)?.name ?? `Level ${level}`;
+    // A game saved with a level that is no more (the page once had five) goes on at the hardest.
+    this.level = LEVELS.some((entry) => entry.level === level) ? level : LEVELS.at(-1).level;
+    this.levelName = LEVELS.find((entry) => entry.level === this.level).name;
     this.humanFirst = humanFirst;
     this.names = { [this.me]: "You", [opponent(this.me)]: "The computer" };
     this.version = 0;
