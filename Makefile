@@ -57,9 +57,11 @@ test: lint browser
 bench: $(BIN)/.installed
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
 
-# The CPU player's strength: every pair of levels, win rates with confidence intervals, time per move.
-bench-ai:
+# The computer players' strength: the Tâb page's levels (bench/ai.mjs) and the server's in every game
+# (bench/ai_games.py); every pair of levels, win rates with confidence intervals, time per move.
+bench-ai: $(BIN)/.installed
 	node bench/ai.mjs $(BENCH_AI_ARGS)
+	$(BIN)/python bench/ai_games.py $(BENCH_AI_GAMES_ARGS)
 
 superuser: migrate
 	$(BIN)/python manage.py createsuperuser
