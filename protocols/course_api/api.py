@@ -16,7 +16,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from accounts.nickrule import NICK_MAX_LENGTH
 from accounts.services import PASSWORD_MAX_LENGTH, remembered_user_id, user_verify
-from core.calls import arguments
+from core.calls import arguments, refused
 from core.dbthread import in_database_thread
 from core.errors import Refusal
 from core.text import is_text
@@ -69,15 +69,9 @@ def method_not_allowed(request: HttpRequest, method: str) -> JsonResponse:
     return response
 
 
-async def answer(function: ApiFunction, args_of: Callable[[], dict[str, Any]]) -> JsonResponse:
-    """Run a function on the arguments `args_of()` gives; a refusal on the way is its JSON error."""
-    try:
-        return JsonResponse(await function(args_of()))
-    except Refusal as error:
-        response = error_response(str(error), error.status)
-        if error.retry_after is not None:
-            response["Retry-After"] = str(error.retry_after)
-        return response
+def refusal_response(error: Refusal) -> JsonResponse:
+    """The JSON error of a refusal, with its status and, when it has one, its Retry-After."""
+    return refused(str(error), error.status, error.retry_after)
 
 
 def api_function(method: str = "POST") -> Callable[[ApiFunction], Callable[..., Awaitable[JsonResponse]]]:
@@ -90,7 +84,10 @@ def api_function(method: str = "POST") -> Callable[[ApiFunction], Callable[..., 
         async def view(request: HttpRequest) -> JsonResponse:
             if request.method != method:
                 return method_not_allowed(request, method)
-            return await answer(function, lambda: parse_body(request))
+            try:
+                return JsonResponse(await function(parse_body(request)))
+            except Refusal as error:
+                return refusal_response(error)
 
         view.function = function  # type: ignore[attr-defined]
         return view

@@ -7,10 +7,11 @@ from collections.abc import Awaitable, Callable
 
 from django.http import HttpRequest, JsonResponse
 
+from core.errors import Refusal
 from core.limits import per_address
 
 from . import views
-from .api import SignedIn, answer, error_response, method_not_allowed, parse_body
+from .api import SignedIn, error_response, method_not_allowed, parse_body, refusal_response
 
 SIGN_IN_FIRST = "Sign in first: your session has ended"
 
@@ -25,7 +26,10 @@ def signed_in(view: Callable[..., Awaitable[JsonResponse]]) -> Callable[..., Awa
         user = await request.auser()
         if not user.is_authenticated:
             return error_response(SIGN_IN_FIRST, 401)
-        return await answer(function, lambda: SignedIn(parse_body(request), user.pk))
+        try:
+            return JsonResponse(await function(SignedIn(parse_body(request), user.pk)))
+        except Refusal as error:
+            return refusal_response(error)
 
     site_view.__name__ = site_view.__qualname__ = f"site_{function.__name__}"
     return site_view
