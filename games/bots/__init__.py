@@ -1,8 +1,10 @@
 """The computer player, for any game behind the engine interface (games/rules/base.py): it sees only what the interface
 shows (legal actions, their random results and odds, outcomes, a heuristic), so every registered game gets it.
 
-Levels: 1 plays at random; 2 greedily, one action ahead; 3 searches as far as its budget allows: expectimax where dice
-or sticks decide (the engine gives the odds of each result), Monte Carlo tree search where nothing is left to chance.
+Levels: 1 plays at random; 2 greedily, the best position its own turn can reach (and, where nothing is left to
+chance, the others' best answers to it); 3 searches turn after turn as far as
+its budget allows: expectimax where dice or sticks decide (the engine gives the odds of each result), minimax with
+alpha-beta pruning in a game for two where nothing is left to chance, Monte Carlo tree search for more players.
 A search stops at its budget, in time and in positions looked at, whichever comes first; tests and benchmarks give
 positions only, so that their results do not depend on the machine's speed.
 """
@@ -58,12 +60,13 @@ def choose(
         raise ValueError("the seat has no action to take")
     if len(actions) == 1 or level == RANDOM:
         return rng.choice(actions)
-    if level == GREEDY:
-        return _best(actions, [_greedy_value(engine, state, seat, action, rng) for action in actions], rng)
     budget = (budget or Budget()).start()
-    if engine.chance:
-        return _expectimax(engine, state, seat, actions, rng, budget)
-    return _mcts(engine, state, seat, actions, rng, budget)
+    if level == GREEDY:
+        depth = GREEDY_TURNS[engine.chance]
+        return _best(actions, action_values(engine, state, seat, actions, depth, rng, Budget(math.inf).start()), rng)
+    if engine.max_seats > 2:
+        return _mcts(engine, state, seat, actions, rng, budget)
+    return _deepening(engine, state, seat, actions, rng, budget)
 
 
 def _best(actions: list[Any], values: list[float], rng: random.Random) -> Any:
@@ -86,44 +89,111 @@ def _results(engine: Engine[Any, Any], state: Any, seat: int, action: Any) -> li
     return [(1.0, action)] if chances is None else [(float(p), result) for p, result in chances]
 
 
-def _after(engine: Engine[Any, Any], state: Any, seat: int, action: Any, rng: random.Random) -> Any:
+def after(engine: Engine[Any, Any], state: Any, seat: int, action: Any, rng: random.Random) -> Any:
     after = engine.copy(state)
     engine.apply(after, seat, action, rng)
     return after
 
 
-def _static(engine: Engine[Any, Any], state: Any, seat: int) -> float:
+# --- Search by turns: what a player can make of its turn, then the others' best answers --------------------------
+#
+# A turn is what one seat decides alone: the actions it takes one after another until another seat is on turn or
+# chance has its say (Plakoto: the two to four steps a roll allows; Tâb: one move; draughts: one move, jumps and
+# all). Searches count their depth in turns, so that a game whose turn is several actions is not seen shallower
+# than one whose turn is one. Chance (dice, sticks) is weighed by its odds; the other seats answer with what is
+# worst for the searching one, which for two is exact (minimax, with alpha-beta pruning).
+
+# How far the greedy level looks, in turns: its own where dice decide what follows; where nothing is left to chance,
+# the answers to it too (what a move leaves hanging), which a game like draughts, where taking is compulsory, needs.
+GREEDY_TURNS = {True: 1, False: 2}
+
+# Candidate turns kept for a search deeper than one turn, the best by the shallower search: dice multiply every
+# turn looked at by their results, and a full width would leave no budget for depth.
+CANDIDATES = 6
+
+
+def chance_actions(engine: Engine[Any, Any], state: Any, seat: int, actions: list[Any]) -> bool:
+    return engine.chances(state, seat, actions[0]) is not None
+
+
+def turn_paths(
+    engine: Engine[Any, Any], state: Any, seat: int, rng: random.Random, budget: Budget
+) -> list[tuple[list[Any], Any]]:
+    """Return the positions where `seat`'s turn, begun in `state`, can end (`state` itself when it already has), each
+    with the actions that lead there; the same position reached in another order is counted once."""
+    ends: list[tuple[list[Any], Any]] = []
+    stack: list[tuple[list[Any], Any]] = [([], state)]
+    seen = set()
+    while stack:
+        path, position = stack.pop()
+        if engine.outcome(position) is None and engine.to_act(position) == seat:
+            actions = engine.legal_actions(position, seat)
+            if actions and not chance_actions(engine, position, seat, actions):
+                for action in actions:
+                    if not budget.spend():
+                        raise OutOfBudget
+                    following = after(engine, position, seat, action, rng)
+                    if engine.to_act(following) == seat and engine.outcome(following) is None:
+                        # The turn goes on: orders of the same steps meet again.
+                        key = repr(engine.state_to_json(following))
+                        if key in seen:
+                            continue
+                        seen.add(key)
+                    stack.append(([*path, action], following))
+                continue
+        ends.append((path, position))
+    return ends
+
+
+def _turn_ends(engine: Engine[Any, Any], state: Any, seat: int, rng: random.Random, budget: Budget) -> list[Any]:
+    return [end for _, end in turn_paths(engine, state, seat, rng, budget)]
+
+
+def position_value(
+    engine: Engine[Any, Any],
+    state: Any,
+    me: int,
+    depth: int,
+    rng: random.Random,
+    budget: Budget,
+    alpha: float = -1.0,
+    beta: float = 1.0,
+    thrown: bool = False,
+) -> float:
+    """Return how `state` stands for `me` (-1 lost, 1 won), searched `depth` turns deep, the heuristic beyond. Within
+    (alpha, beta) the value is exact; outside, only its side of the window is. `thrown`: chance had the last say
+    (a throw that leads straight to another counts as a turn, or sticks thrown again and again would never end)."""
     outcome = engine.outcome(state)
-    return _value_of(outcome, seat) if outcome is not None else engine.heuristic(state, seat)
-
-
-def _greedy_value(engine: Engine[Any, Any], state: Any, seat: int, action: Any, rng: random.Random) -> float:
-    return sum(
-        p * _static(engine, _after(engine, state, seat, result, rng), seat)
-        for p, result in _results(engine, state, seat, action)
-    )
-
-
-# --- Expectimax: where dice decide -------------------------------------------------------------------------------
-
-
-def _expectimax(
-    engine: Engine[Any, Any], state: Any, seat: int, actions: list[Any], rng: random.Random, budget: Budget
-) -> Any:
-    """Search deeper and deeper while the budget lasts; play the best action of the deepest search completed."""
-    chosen = _best(actions, [_greedy_value(engine, state, seat, action, rng) for action in actions], rng)
-    for depth in range(2, 64):
-        try:
-            values = [_chance_value(engine, state, seat, seat, action, depth - 1, rng, budget) for action in actions]
-        except OutOfBudget:
+    if outcome is not None:
+        return _value_of(outcome, me)
+    if depth <= 0:
+        return engine.heuristic(state, me)
+    actor = _on_turn(engine, state)
+    actions = engine.legal_actions(state, actor)
+    if not actions:
+        return engine.heuristic(state, me)
+    mine = actor == me
+    if chance_actions(engine, state, actor, actions):
+        # A throw begins the turn: weigh what each result leads to by its odds.
+        if thrown:
+            depth -= 1
+            if depth <= 0:
+                return engine.heuristic(state, me)
+        values = [_expected(engine, state, me, actor, action, depth, rng, budget) for action in actions]
+        return max(values) if mine else min(values)
+    best = -math.inf if mine else math.inf
+    for end in _turn_ends(engine, state, actor, rng, budget):
+        value = position_value(engine, end, me, depth - 1, rng, budget, alpha, beta)
+        if mine:
+            best, alpha = max(best, value), max(alpha, value)
+        else:
+            best, beta = min(best, value), min(beta, value)
+        if alpha >= beta:
             break
-        chosen = _best(actions, values, rng)
-        if max(abs(value) for value in values) >= 1.0:
-            break  # forced either way: looking deeper changes nothing
-    return chosen
+    return best
 
 
-def _chance_value(
+def _expected(
     engine: Engine[Any, Any],
     state: Any,
     me: int,
@@ -137,23 +207,55 @@ def _chance_value(
     for probability, result in _results(engine, state, actor, action):
         if not budget.spend():
             raise OutOfBudget
-        total += probability * _node_value(engine, _after(engine, state, actor, result, rng), me, depth, rng, budget)
+        following = after(engine, state, actor, result, rng)
+        total += probability * position_value(engine, following, me, depth, rng, budget, thrown=True)
     return total
 
 
-def _node_value(engine: Engine[Any, Any], state: Any, me: int, depth: int, rng: random.Random, budget: Budget) -> float:
-    outcome = engine.outcome(state)
-    if outcome is not None:
-        return _value_of(outcome, me)
-    if depth <= 0:
-        return engine.heuristic(state, me)
-    actor = _on_turn(engine, state)
-    values = [
-        _chance_value(engine, state, me, actor, action, depth - 1, rng, budget)
-        for action in engine.legal_actions(state, actor)
+def action_values(
+    engine: Engine[Any, Any],
+    state: Any,
+    seat: int,
+    actions: list[Any],
+    depth: int,
+    rng: random.Random,
+    budget: Budget,
+    candidates: int | None = None,
+) -> list[float]:
+    """Return what each of `seat`'s `actions` is worth to it, searched `depth` turns deep (the turn it begins
+    included). With `candidates`, only that many of the turn's best ends one turn deep are searched deeper, with the
+    best end of each action. Raise OutOfBudget when the budget runs out first."""
+    if chance_actions(engine, state, seat, actions):
+        return [_expected(engine, state, seat, seat, action, depth, rng, budget) for action in actions]
+    ends = [_turn_ends(engine, after(engine, state, seat, action, rng), seat, rng, budget) for action in actions]
+    if candidates is not None and depth > 1:
+        # Deeper, only the turn's best ends one turn deep, and each action's own best: every action keeps a value.
+        shallow = [[(position_value(engine, end, seat, 0, rng, budget), id(end)) for end in each] for each in ends]
+        kept = {key for _, key in sorted((pair for each in shallow for pair in each), reverse=True)[:candidates]}
+        kept.update(max(each)[1] for each in shallow if each)
+        ends = [[end for end in each if id(end) in kept] for each in ends]
+    # Each action's exact value (a full window at the root): an analysis compares them all.
+    return [
+        max((position_value(engine, end, seat, depth - 1, rng, budget) for end in each), default=-1.0) for each in ends
     ]
-    # Every other seat plays against this one (with more than two, the cautious view).
-    return max(values) if actor == me else min(values)
+
+
+def _deepening(
+    engine: Engine[Any, Any], state: Any, seat: int, actions: list[Any], rng: random.Random, budget: Budget
+) -> Any:
+    """Search one turn deeper each time while the budget lasts; play the best action of the deepest search done."""
+    chosen = _best(actions, action_values(engine, state, seat, actions, 1, rng, Budget(math.inf).start()), rng)
+    for depth in range(2, 64):
+        try:
+            values = action_values(
+                engine, state, seat, actions, depth, rng, budget, CANDIDATES if engine.chance else None
+            )
+        except OutOfBudget:
+            break
+        chosen = _best(actions, values, rng)
+        if max(values) >= 1.0 or (engine.chance and depth >= 3):
+            break  # a forced win; or dice three turns out, which a deeper look would only blur
+    return chosen
 
 
 def _on_turn(engine: Engine[Any, Any], state: Any) -> int:
@@ -206,7 +308,7 @@ def _mcts(
             child = _Node(engine, position)
             node.children.append((action, child))
             path.append((actor, child))
-        value = _playout(engine, position, rng)  # by seat
+        value = playout(engine, position, rng)  # by seat
         root.visits += 1
         for actor, visited in path:
             visited.visits += 1
@@ -217,13 +319,16 @@ def _mcts(
     return rng.choice([action for action, child in root.children if child.visits == most])
 
 
-def _playout(engine: Engine[Any, Any], state: Any, rng: random.Random) -> list[float]:
-    """Play at random to the end (or a while); return each seat's value of where it led."""
+def playout(engine: Engine[Any, Any], state: Any, rng: random.Random, budget: Budget | None = None) -> list[float]:
+    """Play at random to the end (or a while); return each seat's value of where it led. Each action counts as a
+    position looked at in `budget`, if given (it never stops a playout)."""
     for _ in range(PLAYOUT_LIMIT):
         if engine.outcome(state) is not None:
             break
         actor = _on_turn(engine, state)
         engine.apply(state, actor, rng.choice(engine.legal_actions(state, actor)), rng)
+        if budget is not None:
+            budget.used += 1
     outcome = engine.outcome(state)
     seats = range(engine.seats(state))
     if outcome is not None:

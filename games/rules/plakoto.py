@@ -180,6 +180,8 @@ class State:
             [dict(entry) for entry in self.passes],
             self.result,
             self.score,
+            # The moves allowed are the same in the copy (and a plan is replaced, never changed in place).
+            self._plan,
         )
 
     def key(self) -> PositionKey:
@@ -469,7 +471,7 @@ class PlakotoEngine:
             )
             pinned = sum(1 for point in range(1, 25) if state.pinned(point) == each)
             score += sign * (len(state.off[each]) * 10 - pips - 15 * pinned - (60 if state.mother_pinned(each) else 0))
-        return max(-1.0, min(1.0, score / 400))
+        return max(-1.0, min(1.0, score / 150))
 
     def logged_action(self, played: Played) -> Action:
         data = played.data
