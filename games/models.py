@@ -266,3 +266,22 @@ class Invitation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} from {self.inviter_id} ({self.status})"
+
+
+class Analysis(models.Model):
+    """The computer's look at a finished game (games/analysis.py): each position's chances and the costliest turns,
+    made in the background after the game ended (`data`: games.bots.analysis.Review.to_json), or why it could not be
+    (`error`)."""
+
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="analysis", primary_key=True)
+    data = models.JSONField(null=True, blank=True)
+    error = models.CharField(max_length=200, blank=True)
+    # What it cost: seconds of the analysing process and positions looked at.
+    seconds = models.FloatField(default=0.0)
+    made_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name_plural = "analyses"
+
+    def __str__(self) -> str:
+        return f"analysis of {self.game_id}"

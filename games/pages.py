@@ -139,7 +139,10 @@ def game(request: HttpRequest, public_id: str) -> HttpResponse:
     context = {"game": found, "seats": seats, "title": found.title, "log": log, "section": "games"}
     context["table_url"] = table_url(found.kind, found.variant, found.pool)
     if found.started_at is not None and found.status == Game.Status.FINISHED:
+        analysis = getattr(found, "analysis", None)
         context["replay"] = _replay_data(found, log)
+        context["replay"]["analysis"] = analysis.data if analysis is not None else None
+        context["analysis_state"] = "pending" if analysis is None else "failed" if analysis.data is None else "made"
     if found.status != Game.Status.FINISHED:
         # The live view's turn clock: the time left as the page is made (a game in play), then a whole turn from each
         # change on.

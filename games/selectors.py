@@ -57,8 +57,13 @@ def game_record(game: Game) -> dict[str, Any]:
 
 
 def game_with_log(public_id: str) -> Game | None:
-    """Return a game with its players and its whole log, or None."""
-    return Game.objects.select_related("winner").prefetch_related(SEATS, LOG).filter(public_id=public_id).first()
+    """Return a game with its players, its whole log and its analysis if made, or None."""
+    return (
+        Game.objects.select_related("winner", "analysis")
+        .prefetch_related(SEATS, LOG)
+        .filter(public_id=public_id)
+        .first()
+    )
 
 
 def started_games(*, player_id: int | None = None) -> QuerySet[Game]:

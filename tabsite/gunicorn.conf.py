@@ -1,6 +1,7 @@
 """gunicorn settings for `make run`: ASGI through uvicorn workers, since the update streams need them."""
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -31,3 +32,28 @@ graceful_timeout = 10
 keepalive = 75
 accesslog = "-" if os.environ.get("ACCESS_LOG") else None
 errorlog = "-"
+
+
+# The analysis of finished games runs beside the server in one process of its own, at a lower priority, so that it
+# never takes the CPU from the players (games/analysis.py). ANALYSIS=off leaves it out, for a deployment that runs
+# `manage.py analyse --follow` elsewhere.
+ANALYSIS_NICENESS = 10
+
+
+def when_ready(server):
+    if os.environ.get("ANALYSIS", "on") == "off":
+        return
+    manage = Path(__file__).resolve().parent.parent / "manage.py"
+    server.analyser = subprocess.Popen(
+        [sys.executable, str(manage), "analyse", "--follow"], preexec_fn=lambda: os.nice(ANALYSIS_NICENESS)
+    )
+
+
+def on_exit(server):
+    analyser = getattr(server, "analyser", None)
+    if analyser is not None:
+        analyser.terminate()
+        try:
+            analyser.wait(10)
+        except subprocess.TimeoutExpired:
+            analyser.kill()

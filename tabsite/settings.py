@@ -324,6 +324,10 @@ LOGGING = {
 TAB_TURN_TIMEOUT = env_int("TAB_TURN_TIMEOUT", 120, minimum=1)
 # How long the computer's strongest level thinks about a move (never past the turn's deadline).
 COMPUTER_THINK_MS = env_int("COMPUTER_THINK_MS", 1000)
+# The analysis of a finished game (games/analysis.py), made in a background process of lower priority: at most this
+# many positions looked at, and this many seconds, a game.
+ANALYSIS_POSITIONS = env_int("ANALYSIS_POSITIONS", 200_000, minimum=1)
+ANALYSIS_SECONDS = env_seconds("ANALYSIS_SECONDS", 30.0)
 # How often each server process looks for games whose deadline has passed.
 TAB_SWEEP_INTERVAL = env_int("TAB_SWEEP_INTERVAL_MS", 500, minimum=10) / 1000
 # When no server has swept for longer than this (every process down, or the database unreachable), the deadlines

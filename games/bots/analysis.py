@@ -107,7 +107,8 @@ def review(
     values: dict[int, list[float]] = {}
     for index in starts:
         values[index] = _turn(engine, line, chooses, index, seats, share, rng, result)
-    last = None
+    # A position takes the chances of the last turn looked at (the first one's, before any: a throw to come).
+    last = values[starts[0]] if starts else None
     for index, (entry, state) in enumerate(line):
         outcome = engine.outcome(state)
         if outcome is not None:

@@ -1,6 +1,7 @@
 // The replay of a finished game: its log (embedded in the page) is played again with the browser's rules engine,
 // one frame per entry, on the same canvas board as the game page. `window.replay` lets tests see what is shown.
 
+import { betterLog, sayBetter, showAnalysis } from "./analysis.js";
 import { State, throwFromSticks } from "./rules/tab.js";
 import { showPlayers, showPosition, spectatorBoard } from "./spectate.js";
 
@@ -10,7 +11,7 @@ const $ = (id) => document.getElementById(id);
 /** Return the frames of the game: the position before the first entry, then after each entry of the log. */
 function framesOf({ size, log }) {
   const state = State.initial(size);
-  const frames = [{ position: state.toJSON(), lastMove: null, move: null }];
+  const frames = [{ position: state.toJSON(), lastMove: null, move: null, seq: null }];
   for (const entry of log) {
     const { kind, data: details } = entry;
     let move = null;
@@ -22,7 +23,7 @@ function framesOf({ size, log }) {
       state.apply({ origin: details.from, destination: details.to, captures: details.captures });
     }
     const lastMove = move ? { from: move.from, to: move.to } : frames[frames.length - 1].lastMove;
-    frames.push({ position: state.toJSON(), lastMove: kind === "throw" || kind === "pass" ? null : lastMove, move });
+    frames.push({ position: state.toJSON(), lastMove: kind === "throw" || kind === "pass" ? null : lastMove, move, seq: entry.seq });
   }
   return frames;
 }
@@ -34,6 +35,7 @@ const playButton = $("replay-play");
 const rows = new Map([...document.querySelectorAll("#log tr[data-step]")].map((row) => [Number(row.dataset.step), row]));
 let step = 0;
 let timer = null;
+let chart = null;
 
 function caption(index) {
   if (index === 0) return "The start: Blue (at the bottom) throws first.";
@@ -51,6 +53,7 @@ function show(index, { animate = false } = {}) {
   showPlayers(frame.position.pieces, over ? null : frame.position.turn);
   slider.value = String(step);
   $("replay-caption").textContent = caption(step);
+  chart?.at(step);
   for (const [at, row] of rows) row.classList.toggle("is-current", at === step);
   const row = rows.get(step);
   if (row) {
@@ -73,7 +76,24 @@ function run() {
 }
 
 function play() {
-  if (step === frames.length - 1) show(0);
+  if (step === frames.length - 1) if (data.analysis) {
+  chart = showAnalysis({
+    analysis: data.analysis,
+    seqs: frames.map((frame) => frame.seq),
+    names: data.players,
+    colours: ["#2563eb", "#dc2626"],
+    go: (index) => {
+      pause();
+      show(index);
+    },
+    showBetter: (mark) => {
+      const better = framesOf({ size: data.size, log: betterLog(data.log, mark) }).at(-1);
+      showPosition(board, better.position, better.lastMove);
+      sayBetter(data.players[mark.seat], mark);
+    },
+  });
+}
+show(0);
   playButton.textContent = "Pause";
   run();
 }
@@ -116,4 +136,21 @@ window.replay = Object.freeze({
   pieces: (index) => frames[index].position.pieces,
 });
 
+if (data.analysis) {
+  chart = showAnalysis({
+    analysis: data.analysis,
+    seqs: frames.map((frame) => frame.seq),
+    names: data.players,
+    colours: ["#2563eb", "#dc2626"],
+    go: (index) => {
+      pause();
+      show(index);
+    },
+    showBetter: (mark) => {
+      const better = framesOf({ size: data.size, log: betterLog(data.log, mark) }).at(-1);
+      showPosition(board, better.position, better.lastMove);
+      sayBetter(data.players[mark.seat], mark);
+    },
+  });
+}
 show(0);

@@ -1,6 +1,6 @@
 // A game page's replay controls (start, back, forward, end, the slider, the arrow keys) over a list of positions:
-// `show(position)` draws one; each position's `caption` is said under the board. The pages of draughts and Plakoto
-// share it; the last position is shown first.
+// `show(position, index)` draws one; each position's `caption` is said under the board. The pages of draughts,
+// Plakoto and Fish share it; the last position is shown first. It returns `go(index)`, which shows another.
 
 export function stepThrough(positions, show) {
   const $ = (id) => document.getElementById(id);
@@ -10,7 +10,7 @@ export function stepThrough(positions, show) {
   let at = last;
   const go = (to) => {
     at = Math.max(0, Math.min(last, to));
-    show(positions[at]);
+    show(positions[at], at);
     slider.value = at;
     $("replay-caption").textContent = `${at} / ${last} · ${positions[at].caption}`;
   };
@@ -24,4 +24,5 @@ export function stepThrough(positions, show) {
     if (event.key in moves) go(moves[event.key]);
   });
   go(last);
+  return go;
 }

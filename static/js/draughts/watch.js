@@ -3,7 +3,7 @@
 
 import { DraughtsBoard } from "./board.js";
 import { START, State, squareIndex } from "../rules/draughts.js";
-import { stepThrough } from "../stepper.js";
+import { replayWithAnalysis } from "../analysis.js";
 
 const $ = (id) => document.getElementById(id);
 const canvas = $("board");
@@ -37,18 +37,27 @@ if (canvas.dataset.stream) {
   };
 } else if ($("replay-data")) {
   const replay = JSON.parse($("replay-data").textContent);
-  const positions = [{ board: START, turn: "w", caption: "The start." }];
-  const state = new State();
-  for (const entry of replay.log) {
-    if (!entry.data || !entry.data.path) continue;
-    const move = state.find(entry.data.path.map(squareIndex));
-    state.apply(move);
-    const side = state.turn === "w" ? "Black" : "White";
-    positions.push({ board: state.text, turn: state.turn, last: move.path, caption: `${side}: ${entry.data.path.join(" ")}` });
-  }
-  stepThrough(positions, (position) => {
-    board.last = position.last || [];
-    board.show(position.board, position.turn);
+  const stepsOf = (log) => {
+    const positions = [{ board: START, turn: "w", caption: "The start.", seq: null }];
+    const state = new State();
+    for (const entry of log) {
+      if (!entry.data || !entry.data.path) continue;
+      const move = state.find(entry.data.path.map(squareIndex));
+      state.apply(move);
+      const side = state.turn === "w" ? "Black" : "White";
+      positions.push({ board: state.text, turn: state.turn, last: move.path, caption: `${side}: ${entry.data.path.join(" ")}`, seq: entry.seq });
+    }
+    return positions;
+  };
+  replayWithAnalysis({
+    replay,
+    stepsOf,
+    show: (position) => {
+      board.last = position.last || [];
+      board.show(position.board, position.turn);
+    },
+    names: replay.players.map((player, seat) => `${seat ? "Black" : "White"} (${player})`),
+    colours: ["#b45309", "#1f2937"],
   });
 } else {
   board.show(START, "w");
