@@ -1,20 +1,18 @@
 """The analysis of finished games: each position's chances and the costliest turns, for every registered game, made
 after the game and stored (games/analysis.py), shown on the game's page, and remade on demand."""
 
-import random
-
 import pytest
 from django.core.management import call_command
 
-from games import bots
 from games.analysis import analyse, analyse_pending, pending
 from games.bots.analysis import LEAST_COST, MARKED, review
 from games.history import replay
 from games.models import Analysis, Game, GameEvent
 from games.rules import ENGINES, find_engine
-from games.services import game_act, match_join, seat_on_turn
+from games.services import match_join
 
 from .factories import UserFactory
+from .played import finished_game
 
 KINDS = ["tab", "draughts", "plakoto", "fish"]
 # Small budgets: what is tested is what an analysis says, not how deep it looks.
@@ -26,25 +24,6 @@ def entries_of(game: Game) -> list[dict]:
         {"seq": event.seq, "kind": event.kind, "player": event.player_id, "data": event.data}
         for event in game.events.order_by("seq")
     ]
-
-
-def finished_game(kind: str, seed: int, seats: int = 2) -> Game:
-    """Play a whole game through the services, each seat choosing at random (seat 0 a little better)."""
-    engine = find_engine(kind)
-    users = [UserFactory() for _ in range(seats)]
-    for user in users:
-        match = match_join(user_id=user.pk, kind=kind, options={}, pool="analysis", seat_count=seats)
-    rng = random.Random(seed)
-    for _ in range(3000):
-        match.refresh_from_db()
-        if match.status == Game.Status.FINISHED:
-            return match
-        seat, user_id = seat_on_turn(match)
-        state = engine.state_from_json(match.state)
-        level = bots.GREEDY if seat == 0 and not engine.chance else bots.RANDOM
-        action = bots.choose(engine, state, seat, level, rng)
-        game_act(public_id=match.public_id, user_id=user_id, action=action)
-    raise AssertionError("the game does not end")
 
 
 @pytest.mark.django_db
