@@ -204,14 +204,7 @@ class Server:
 
     def manage(self, *arguments: str, **environment: str) -> str:
         """Run a management command on this server's database, with its settings; return what it printed."""
-        return subprocess.run(
-            [sys.executable, "manage.py", *arguments],
-            cwd=ROOT,
-            env={**self.environment, **environment},
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
+        return manage(self.environment, *arguments, **environment)
 
     def call(self, function: str, **payload) -> tuple[int, dict]:
         response = self.http.post(f"/{function}", content=json.dumps(payload))
@@ -232,6 +225,18 @@ class Server:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+
+
+def manage(server_environment: dict[str, str], *arguments: str, **environment: str) -> str:
+    """Run a management command with a server's environment (its database, its settings); return what it printed."""
+    return subprocess.run(
+        [sys.executable, "manage.py", *arguments],
+        cwd=ROOT,
+        env={**server_environment, **environment},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
 
 
 class Gunicorn:
@@ -265,6 +270,7 @@ class Gunicorn:
         }
         if "REDIS_URL" not in environment:
             env.pop("REDIS_URL", None)
+        self.environment = env
         fd = listener.fileno()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "-c", "tabsite/gunicorn.conf.py", "--bind", f"fd://{fd}"]
@@ -289,6 +295,10 @@ class Gunicorn:
                 pass
             assert time.monotonic() < deadline, self.log.read_text()
             time.sleep(0.1)
+
+    def manage(self, *arguments: str, **environment: str) -> str:
+        """Run a management command on this server's database, with its settings; return what it printed."""
+        return manage(self.environment, *arguments, **environment)
 
     def wait_for_workers(self, count: int) -> None:
         """Wait until `count` worker processes have started their line server (each says so in the log)."""
