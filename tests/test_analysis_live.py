@@ -47,9 +47,14 @@ def test_the_server_analyses_finished_games_in_a_process_of_lower_priority(gunic
     assert server.process.wait(30) == 0
     # It went with the server.
     deadline = time.monotonic() + 30
-    while (
-        os.path.exists(f"/proc/{analyser}")
-        and "Z" not in (Path("/proc") / str(analyser) / "stat").read_text().split()[2]
-    ):
+    while alive(analyser):
         assert time.monotonic() < deadline, "the analysing process outlived the server"
         time.sleep(0.1)
+
+
+def alive(pid: int) -> bool:
+    """Return whether a process runs (one that ended and was not waited for yet does not)."""
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
