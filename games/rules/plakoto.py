@@ -361,6 +361,30 @@ def _most(state: State, side: str, dice: tuple[int, ...], memo: dict[tuple[Posit
     return best
 
 
+# The chance, roughly, that a single piece is reached by a piece of the other side that is `distance` behind it: a
+# die (11 rolls in 36) up to 6, two dice (about 1 in 18) beyond.
+_REACH = [0.0] + [11 / 36] * 6 + [2 / 36] * 6
+
+
+def _exposure(state: State, side: str) -> float:
+    """Return what `side`'s single pieces stand to lose, the other side's next roll considered: a pinned piece (15),
+    a pinned mother (60, and the game with it)."""
+    enemy, step = other(side), DIRECTION[side]
+    total = 0.0
+    for point in range(1, 25):
+        stack = state.points[point]
+        if len(stack) != 1 or stack[0][0] != side:
+            continue
+        # The other side moves against `side`'s direction: its pieces that can reach `point` stand ahead of it.
+        risk = sum(
+            _REACH[distance]
+            for distance in range(1, 13)
+            if 1 <= (behind := point + step * distance) <= 24 and state.top(behind) == enemy
+        )
+        total += min(1.0, risk) * (60 if point == MOTHER[side] else 15)
+    return total
+
+
 # --- The engine: Plakoto behind the platform's interface (games/rules/base.py) --------------------------------------
 
 
@@ -462,7 +486,8 @@ class PlakotoEngine:
         return [(ROLL_PROBABILITY[roll], Roll(roll)) for roll in ROLLS]
 
     def heuristic(self, state: State, seat: int) -> float:
-        # The race (pips to bear off), pieces borne off, and pinned pieces (a pinned mother most of all).
+        # The race (pips to bear off), pieces borne off, pinned pieces (a pinned mother most of all), and the single
+        # pieces the other side could pin at its next roll (the last one on the starting point most of all).
         side = SIDES[seat]
         score = 0.0
         for each, sign in ((side, 1.0), (other(side), -1.0)):
@@ -470,7 +495,8 @@ class PlakotoEngine:
                 distance_off(each, point) for point in range(1, 25) for piece in state.points[point] if piece[0] == each
             )
             pinned = sum(1 for point in range(1, 25) if state.pinned(point) == each)
-            score += sign * (len(state.off[each]) * 10 - pips - 15 * pinned - (60 if state.mother_pinned(each) else 0))
+            mother = 60 if state.mother_pinned(each) else 0
+            score += sign * (len(state.off[each]) * 10 - pips - 15 * pinned - mother - _exposure(state, each))
         return max(-1.0, min(1.0, score / 150))
 
     def logged_action(self, played: Played) -> Action:
