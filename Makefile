@@ -11,7 +11,7 @@ export PORT
 PYTHON ?= $(shell for p in python3.14 python3.13 python3.12 python3 $$(ls -d $$HOME/.pyenv/versions/3.1[2-9]*/bin/python3 2>/dev/null); do \
 	$$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1 && { echo $$p; break; }; done)
 
-.PHONY: run test lint migrate superuser clean browser bench bench-ai
+.PHONY: run test lint migrate superuser clean browser bench bench-ai bench-analysis
 
 CHROMIUM := /usr/bin/chromium
 
@@ -62,6 +62,10 @@ bench: $(BIN)/.installed
 bench-ai: $(BIN)/.installed
 	node bench/ai.mjs $(BENCH_AI_ARGS)
 	$(BIN)/python bench/ai_games.py $(BENCH_AI_GAMES_ARGS)
+
+# The analysis of finished games: its cost per game in every game, and the share of the CPU players keep beside it.
+bench-analysis: $(BIN)/.installed
+	$(BIN)/python bench/analysis.py $(BENCH_ANALYSIS_ARGS)
 
 superuser: migrate
 	$(BIN)/python manage.py createsuperuser
