@@ -25,7 +25,7 @@ from games.rules import Engine, find_engine
 from . import CANDIDATES, Budget, OutOfBudget, chance_actions, playout, position_value, turn_paths
 
 # The deepest search, in turns, of a position: a deeper one would rarely change what the curve shows.
-MAX_DEPTH = {True: 2, False: 4}  # by whether chance decides part of the game
+MAX_DEPTH = {True: 3, False: 5}  # by whether chance decides part of the game
 # Ends of a turn played out where playouts judge (the best by the heuristic): more would leave each too few.
 PLAYED_OUT = 8
 # Choices marked at most, and the least a choice must cost to be marked (in chance of winning).
