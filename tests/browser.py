@@ -7,6 +7,8 @@ has finished showing a change.
 """
 
 import random
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from playwright.sync_api import Browser, Page, Playwright
@@ -70,6 +72,21 @@ IDLE = """(after) => {
 
 def launch(playwright: Playwright) -> Browser:
     return playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+
+
+@contextmanager
+def recording_page(browser: Browser, **context) -> Iterator[Page]:
+    """Open a page in a new context; the errors it meets (uncaught, or logged to the console) are in `page.errors`."""
+    opened = browser.new_context(**context)
+    page = opened.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    page.errors = errors  # type: ignore[attr-defined]
+    try:
+        yield page
+    finally:
+        opened.close()
 
 
 def screenshot(page: Page, name: str) -> Path:

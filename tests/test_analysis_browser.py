@@ -6,7 +6,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from .browser import WAIT_MS
+from .browser import WAIT_MS, recording_page
 from .test_history_browser import CONTEXT
 
 GAMES = {"tab": 2, "draughts": 2, "plakoto": 2, "fish": 3}
@@ -14,14 +14,8 @@ GAMES = {"tab": 2, "draughts": 2, "plakoto": 2, "fish": 3}
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(**CONTEXT)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
-    page.errors = errors
-    yield page
-    context.close()
+    with recording_page(browser, **CONTEXT) as page:
+        yield page
 
 
 @pytest.mark.parametrize("kind", sorted(GAMES))

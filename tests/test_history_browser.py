@@ -11,7 +11,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from .browser import WAIT_MS, screenshot
+from .browser import WAIT_MS, recording_page, screenshot
 from .live import Server, next_action
 
 pytestmark = [pytest.mark.server, pytest.mark.browser]
@@ -23,14 +23,8 @@ CONTEXT = {"viewport": {"width": 1100, "height": 900}, "reduced_motion": "reduce
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(**CONTEXT)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
-    page.errors = errors
-    yield page
-    context.close()
+    with recording_page(browser, **CONTEXT) as page:
+        yield page
 
 
 def pair(server: Server) -> str:

@@ -2,9 +2,9 @@
 shows (legal actions, their random results and odds, outcomes, a heuristic), so every registered game gets it.
 
 Levels: 1 plays at random; 2 greedily, the best position its own turn can reach (and, where nothing is left to
-chance, the others' best answers to it); 3 searches turn after turn as far as
-its budget allows: expectimax where dice or sticks decide (the engine gives the odds of each result), minimax with
-alpha-beta pruning in a game for two where nothing is left to chance, Monte Carlo tree search for more players.
+chance, the others' best answers to it); 3 searches turn after turn as far as its budget allows: expectimax where
+dice or sticks decide (the engine gives the odds of each result), minimax with alpha-beta pruning in a game for two
+where nothing is left to chance, Monte Carlo tree search for more players.
 A search stops at its budget, in time and in positions looked at, whichever comes first; tests and benchmarks give
 positions only, so that their results do not depend on the machine's speed.
 """
@@ -113,6 +113,7 @@ CANDIDATES = 6
 
 
 def chance_actions(engine: Engine[Any, Any], state: Any, seat: int, actions: list[Any]) -> bool:
+    """Return whether `actions` (a seat's, all of them) are chance's to decide: a throw of dice or sticks."""
     return engine.chances(state, seat, actions[0]) is not None
 
 
@@ -234,7 +235,7 @@ def action_values(
         kept = {key for _, key in sorted((pair for each in shallow for pair in each), reverse=True)[:candidates]}
         kept.update(max(each)[1] for each in shallow if each)
         ends = [[end for end in each if id(end) in kept] for each in ends]
-    # Each action's exact value (a full window at the root): an analysis compares them all.
+    # Each action's exact value (a full window at the root): ties are told apart by nothing but chance.
     return [
         max((position_value(engine, end, seat, depth - 1, rng, budget) for end in each), default=-1.0) for each in ends
     ]

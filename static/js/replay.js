@@ -76,24 +76,7 @@ function run() {
 }
 
 function play() {
-  if (step === frames.length - 1) if (data.analysis) {
-  chart = showAnalysis({
-    analysis: data.analysis,
-    seqs: frames.map((frame) => frame.seq),
-    names: data.players,
-    colours: ["#2563eb", "#dc2626"],
-    go: (index) => {
-      pause();
-      show(index);
-    },
-    showBetter: (mark) => {
-      const better = framesOf({ size: data.size, log: betterLog(data.log, mark) }).at(-1);
-      showPosition(board, better.position, better.lastMove);
-      sayBetter(data.players[mark.seat], mark);
-    },
-  });
-}
-show(0);
+  if (step === frames.length - 1) show(0);
   playButton.textContent = "Pause";
   run();
 }
