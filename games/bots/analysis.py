@@ -104,17 +104,20 @@ def review(
     ]
     result = Review()
     share = Budget(seconds=seconds / max(1, len(starts)), positions=max(1, positions // max(1, len(starts))))
-    values: dict[int, list[float]] = {}
+    # The curve shows each turn's end as the search judges the position it left, the same whoever moved (the best a
+    # player could make of a turn is the mover's hope, not the position's worth): `ended`. A turn that did not end
+    # on the board (left, timed out) leaves its start's value (`began`), as does the first before any has ended.
+    began: dict[int, list[float]] = {}
+    ended: dict[int, list[float]] = {}
     for index in starts:
-        values[index] = _turn(engine, line, chooses, index, seats, share, rng, result)
-    # A position takes the chances of the last turn looked at (the first one's, before any: a throw to come).
-    last = values[starts[0]] if starts else None
+        began[index] = _turn(engine, line, chooses, index, seats, share, rng, result, ended)
+    last = began[starts[0]] if starts else None
     for index, (entry, state) in enumerate(line):
+        last = ended.get(index, last)
         outcome = engine.outcome(state)
         if outcome is not None:
             winners = outcome.winners
             last = [1 / len(winners) if seat in winners else 0.0 for seat in range(engine.seats(state))]
-        last = values.get(index, last)
         if last is not None:
             result.chances.append((None if entry["kind"] == "start" else entry["seq"], last))
     # The costliest choices, the most costly first.
@@ -154,9 +157,10 @@ def _turn(
     share: Budget,
     rng: random.Random,
     result: Review,
+    ended: dict[int, list[float]],
 ) -> list[float]:
-    """Look at the turn that begins at `line[index]`: return each seat's chance there, and mark what the turn taken
-    cost, if it ended on the board."""
+    """Look at the turn that begins at `line[index]`: return each seat's chance there; if the turn ended on the board,
+    note in `ended` the chances in the position it left, by its index in `line`, and mark what it cost."""
     state = line[index][1]
     actor = chooses[index]
     assert actor is not None
@@ -177,12 +181,14 @@ def _turn(
     result.positions += budget.used
     best = max(range(len(paths)), key=lambda at: worth[at][actor])
     chances = worth[best]
+    if played is not None and taken is not None:
+        ended[taken[0][2]] = worth[played]
     if played is not None and played != best and len(paths) > 1 and taken is not None:
         better, position = [], engine.copy(state)
         for action in paths[best][0]:
             done = engine.apply(position, actor, action, rng)
             better.append({"kind": done.kind, "data": dict(done.data)})
-        first_seq, last_seq = taken[0]
+        first_seq, last_seq, _ = taken[0]
         result.marks.append(Mark(first_seq, last_seq, actor, chances[actor], worth[played][actor], better))
     return chances
 
@@ -194,9 +200,10 @@ def _taken(
     index: int,
     seats: list[int],
     actor: int,
-) -> tuple[tuple[int, int], str] | None:
-    """Return the log entries (first and last) of the turn `actor` took from `line[index]` and the key of the position
-    it ended in; None if it did not end on the board (the player left or ran out of time)."""
+) -> tuple[tuple[int, int, int], str] | None:
+    """Return the log entries (first and last seq) of the turn `actor` took from `line[index]`, the index in `line`
+    of the position it ended in, and that position's key; None if it did not end on the board (the player left or
+    ran out of time)."""
     first = None
     for later in range(index + 1, len(line)):
         entry = line[later][0]
@@ -204,7 +211,7 @@ def _taken(
             return None
         first = entry["seq"] if first is None else first
         if chooses[later] != actor:
-            return (first, entry["seq"]), _key(engine, line[later][1])
+            return (first, entry["seq"], later), _key(engine, line[later][1])
     return None
 
 

@@ -8,6 +8,7 @@ import { stepThrough } from "./stepper.js";
 const SVG = "http://www.w3.org/2000/svg";
 const WIDTH = 1000;
 const HEIGHT = 200;
+const MARGIN = 12;
 const percent = (chance) => `${Math.round(chance * 100)} %`;
 
 /** Return each step's chances, from the analysis's chances by log entry (a step with none keeps the one before). */
@@ -40,13 +41,14 @@ export function showAnalysis({ analysis, seqs, names, colours, go, showBetter })
   const chances = chancesOf(analysis, seqs);
   const last = Math.max(1, seqs.length - 1);
   const x = (index) => (index / last) * WIDTH;
-  const y = (chance) => (1 - chance) * HEIGHT;
-  element("line", { x1: 0, x2: WIDTH, y1: HEIGHT / 2, y2: HEIGHT / 2, class: "analysis-even" }, svg);
+  // A margin above and below, so that the marks of a certain win or loss are not cut in half.
+  const y = (chance) => MARGIN + (1 - chance) * (HEIGHT - 2 * MARGIN);
+  element("line", { x1: 0, x2: WIDTH, y1: y(0.5), y2: y(0.5), class: "analysis-even" }, svg);
   const seats = names.length === 2 ? [0] : names.map((_, seat) => seat);
   for (const seat of seats) {
     const points = chances.map((each, index) => (each ? `${x(index).toFixed(1)},${y(each[seat]).toFixed(1)}` : null)).filter(Boolean);
     if (names.length === 2) {
-      element("polygon", { points: `0,${HEIGHT} ${points.join(" ")} ${WIDTH},${HEIGHT}`, class: "analysis-area", fill: colours[seat] }, svg);
+      element("polygon", { points: `0,${y(0)} ${points.join(" ")} ${WIDTH},${y(0)}`, class: "analysis-area", fill: colours[seat] }, svg);
     }
     element("polyline", { points: points.join(" "), class: "analysis-line", stroke: colours[seat], "data-seat": seat }, svg);
   }
