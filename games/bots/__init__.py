@@ -112,6 +112,12 @@ GREEDY_TURNS = {True: 1, False: 2}
 CANDIDATES = 6
 
 
+def turn_length(engine: Engine[Any, Any]) -> int:
+    """Return the most actions a turn has: where dice decide, the steps one roll allows (four, of a double);
+    elsewhere one (a seat that acts again, when the others cannot move, begins another turn)."""
+    return 4 if engine.chance else 1
+
+
 def chance_actions(engine: Engine[Any, Any], state: Any, seat: int, actions: list[Any]) -> bool:
     """Return whether `actions` (a seat's, all of them) are chance's to decide: a throw of dice or sticks."""
     return engine.chances(state, seat, actions[0]) is not None
@@ -125,9 +131,10 @@ def turn_paths(
     ends: list[tuple[list[Any], Any]] = []
     stack: list[tuple[list[Any], Any]] = [([], state)]
     seen = set()
+    longest = turn_length(engine)
     while stack:
         path, position = stack.pop()
-        if engine.outcome(position) is None and engine.to_act(position) == seat:
+        if len(path) < longest and engine.outcome(position) is None and engine.to_act(position) == seat:
             actions = engine.legal_actions(position, seat)
             if actions and not chance_actions(engine, position, seat, actions):
                 for action in actions:

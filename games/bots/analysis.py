@@ -22,7 +22,7 @@ from typing import Any
 from games.history import PLATFORM_KINDS, replay
 from games.rules import Engine, find_engine
 
-from . import CANDIDATES, Budget, OutOfBudget, chance_actions, playout, position_value, turn_paths
+from . import CANDIDATES, Budget, OutOfBudget, chance_actions, playout, position_value, turn_length, turn_paths
 
 # The deepest search, in turns, of a position: a deeper one would rarely change what the curve shows.
 MAX_DEPTH = {True: 3, False: 5}  # by whether chance decides part of the game
@@ -96,11 +96,19 @@ def review(
     line = [(entry, engine.copy(state)) for entry, state in replay(kind, options, seats, entries)]
     chooses = [_chooser(engine, state) for _, state in line]
     # A turn begins where a seat has a choice that it did not have a moment before (within a turn, a selection or
-    # the steps of one roll follow each other).
+    # the steps of one roll follow each other), or, in a game whose turns are one action, after each action.
+    keys = [_key(engine, state) for _, state in line]
+    single = turn_length(engine) == 1
     starts = [
         index
         for index, actor in enumerate(chooses)
-        if actor is not None and (index == 0 or chooses[index - 1] != actor or _after_platform(line, index))
+        if actor is not None
+        and (
+            index == 0
+            or chooses[index - 1] != actor
+            or _after_platform(line, index)
+            or (single and keys[index] != keys[index - 1])
+        )
     ]
     result = Review()
     share = Budget(seconds=seconds / max(1, len(starts)), positions=max(1, positions // max(1, len(starts))))
@@ -210,7 +218,7 @@ def _taken(
         if entry["kind"] in PLATFORM_KINDS or entry.get("player") != seats[actor]:
             return None
         first = entry["seq"] if first is None else first
-        if chooses[later] != actor:
+        if chooses[later] != actor or turn_length(engine) == 1:
             return (first, entry["seq"], later), _key(engine, line[later][1])
     return None
 
