@@ -4,7 +4,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
-from .models import Game, GameEvent, Invitation, Seat
+from .models import Analysis, Game, GameEvent, Invitation, Seat
 from .services import GameError, game_end
 
 
@@ -73,7 +73,7 @@ class GameAdmin(admin.ModelAdmin):
     def players_shown(self, game: Game) -> str:
         return " vs ".join(user.username for user in game.players)
 
-    actions = ["end_player_on_turn_loses", "end_with_no_result"]
+    actions = ["end_player_on_turn_loses", "end_with_no_result", "analyse_again"]
 
     # Games change only through the game services, never by hand, so that the move log stays the truth.
     def get_readonly_fields(self, request, obj=None):
@@ -131,6 +131,32 @@ class GameAdmin(admin.ModelAdmin):
     @admin.action(description="End the selected games with no result (they count for no one)")
     def end_with_no_result(self, request, queryset) -> None:
         self._end(request, queryset, opponent_wins=False)
+
+    @admin.action(description="Analyse the selected finished games again (in the background)")
+    def analyse_again(self, request, queryset) -> None:
+        # Without its analysis, a finished game is the analysing process's to take again (games/analysis.py).
+        dropped, _ = Analysis.objects.filter(game__in=queryset, game__status=Game.Status.FINISHED).delete()
+        self.message_user(request, f"{dropped} game(s) will be analysed again shortly.", messages.SUCCESS)
+
+
+@admin.register(Analysis)
+class AnalysisAdmin(admin.ModelAdmin):
+    """The analyses of finished games, to look at: what each cost, and those that failed."""
+
+    list_display = ("game", "made_at", "seconds", "error")
+    list_filter = ("game__kind",)
+    search_fields = ("game__public_id",)
+    list_select_related = ("game",)
+    date_hierarchy = "made_at"
+
+    def get_readonly_fields(self, request, obj=None):
+        return [field.name for field in self.model._meta.fields]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
 
 
 @admin.register(Invitation)

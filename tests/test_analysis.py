@@ -130,3 +130,20 @@ def test_the_command_analyses_again_and_a_broken_log_is_said_not_crashed(client,
     assert client.get(f"/games/{game.public_id}/").context["analysis_state"] == "failed"
     with pytest.raises(Exception, match="no finished game"):
         call_command("analyse", "nosuchgame")
+
+
+@pytest.mark.django_db
+def test_staff_have_games_analysed_again_and_see_what_analyses_cost(admin_client, settings):
+    settings.ANALYSIS_POSITIONS = POSITIONS
+    game = finished_game("draughts", seed=2)
+    analyse_pending()
+    listed = admin_client.get("/admin/games/analysis/").content.decode()
+    assert game.public_id in listed
+
+    response = admin_client.post(
+        "/admin/games/game/", {"action": "analyse_again", "_selected_action": [game.pk]}, follow=True
+    )
+    assert "1 game(s) will be analysed again shortly." in response.content.decode()
+    # Back in the queue of the analysing process, which makes it again.
+    assert pending() == [game.pk]
+    assert analyse_pending() == 1 and Analysis.objects.get(game=game).data
