@@ -1,4 +1,4 @@
-"""A finished game looked at again by the computer player: each position's chances, and the moves that cost most.
+"""A finished game looked at again by the computer player: each position's chances, and the turns that cost most.
 
 For every position of the log, each seat's chance of winning (a draw counts half) as the engine's search estimates it:
 expectimax over the dice or sticks where they decide, minimax where nothing is left to chance, and for a game of more
@@ -7,7 +7,8 @@ roll, a Tâb move with the selection before it); where a seat could end its turn
 its chance after the best turn found, less its chance after the turn it took. The three costliest turns are marked,
 each with the better turn, written as the game's log writes actions, so that a replay shows it on the board.
 
-The search of each turn stops at its share of the game's budget, in positions looked at, so that the work a game
+The curve follows the game turn by turn: after each, the position it left as the search judges it. The search of
+each turn stops at its share of the game's budget, in positions looked at and in seconds, so that the work a game
 costs is bounded whatever its length; it goes one turn deeper while its share lasts. Nothing here knows of Django.
 """
 
