@@ -2,7 +2,7 @@
 """`make bench-ai`, second part: the server's computer player (games/bots) in every game the platform hosts, each
 level against each other level, with 95 % confidence intervals, and the time per move.
 
-    python bench/ai_games.py [--games N] [--positions P] [--kinds tab,draughts,…]
+    python bench/ai_games.py [--games N] [--positions P] [--kinds tab,draughts,…] [--pairings 3-2,3-1]
 
 Every pairing plays N games for two (the stronger level in each seat half of the time). The search is limited in
 positions looked at (P, default 2,000), not in time, so that the results do not depend on the machine; the server
@@ -66,9 +66,13 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=100, help="games per pairing (default 100)")
     parser.add_argument("--positions", type=int, default=2_000, help="positions a search looks at per move")
     parser.add_argument("--kinds", default=",".join(sorted(ENGINES)), help="games to measure, by kind")
+    parser.add_argument("--pairings", help="only these pairings, stronger-weaker: 3-2,3-1 (default: all)")
     args = parser.parse_args()
     levels = sorted(bots.LEVELS)
     pairings = [(weaker, stronger) for stronger in levels for weaker in levels if weaker < stronger]
+    if args.pairings:
+        chosen = {tuple(int(level) for level in pair.split("-")) for pair in args.pairings.split(",")}
+        pairings = [(weaker, stronger) for weaker, stronger in pairings if (stronger, weaker) in chosen]
     print(f"The server's computer player, {args.games} games per pairing, searches of {args.positions:,} positions")
     for kind in args.kinds.split(","):
         started = time.monotonic()
