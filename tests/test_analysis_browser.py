@@ -36,6 +36,8 @@ def test_a_finished_games_page_shows_its_analysis(start_server, page, kind):
     # One line for two players (the first one's chance), one a player for more.
     expect(curve.locator("polyline")).to_have_count(1 if GAMES[kind] == 2 else GAMES[kind])
     expect(page.locator("#analysis-now")).to_contain_text("Chances here:")
+    how = "Judged by random playouts" if kind == "fish" else "Searched up to"
+    expect(page.locator("#analysis-how")).to_contain_text(how)
     marks = page.locator("#analysis-marks li")
     expect(marks.first).to_be_visible()
     better = page.locator(".analysis-better")

@@ -97,6 +97,9 @@ export function showAnalysis({ analysis, seqs, names, colours, go, showBetter })
     item.append(taken, " ", better);
     list.append(item);
   });
+  const how = document.getElementById("analysis-how");
+  const looked = `${analysis.positions.toLocaleString("en")} positions looked at`;
+  how.textContent = analysis.depth ? `Searched up to ${analysis.depth} turns ahead; ${looked}.` : `Judged by random playouts to the end; ${looked}.`;
   if (!marks.length) {
     const item = document.createElement("li");
     item.textContent = "No turn cost much: the computer found nothing clearly better.";
