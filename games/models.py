@@ -271,17 +271,26 @@ class Invitation(models.Model):
 class Analysis(models.Model):
     """The computer's look at a finished game (games/analysis.py): each position's chances and the costliest turns,
     made in the background after the game ended (`data`: games.bots.analysis.Review.to_json), or why it could not be
-    (`error`)."""
+    (`error`). The row is made when an analysing process takes the game, so that no other takes it too; it is made
+    (`made_at`) once the analysis is stored."""
 
     game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="analysis", primary_key=True)
     data = models.JSONField(null=True, blank=True)
     error = models.CharField(max_length=200, blank=True)
-    # What it cost: seconds of the analysing process and positions looked at.
+    # What it cost: seconds of the analysing process.
     seconds = models.FloatField(default=0.0)
-    made_at = models.DateTimeField(default=timezone.now)
+    taken_at = models.DateTimeField(default=timezone.now)
+    made_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         verbose_name_plural = "analyses"
 
     def __str__(self) -> str:
         return f"analysis of {self.game_id}"
+
+    @property
+    def state(self) -> str:
+        """Return "made", "failed" (made, with no data) or "pending" (taken, in progress)."""
+        if self.made_at is None:
+            return "pending"
+        return "failed" if self.data is None else "made"

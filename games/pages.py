@@ -141,8 +141,8 @@ def game(request: HttpRequest, public_id: str) -> HttpResponse:
     if found.started_at is not None and found.status == Game.Status.FINISHED:
         analysis = getattr(found, "analysis", None)
         context["replay"] = _replay_data(found, log)
-        context["replay"]["analysis"] = analysis.data if analysis is not None else None
-        context["analysis_state"] = "pending" if analysis is None else "failed" if analysis.data is None else "made"
+        context["analysis_state"] = "pending" if analysis is None else analysis.state
+        context["replay"]["analysis"] = analysis.data if context["analysis_state"] == "made" else None
     if found.status != Game.Status.FINISHED:
         # The live view's turn clock: the time left as the page is made (a game in play), then a whole turn from each
         # change on.

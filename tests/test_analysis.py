@@ -147,3 +147,19 @@ def test_staff_have_games_analysed_again_and_see_what_analyses_cost(admin_client
     # Back in the queue of the analysing process, which makes it again.
     assert pending() == [game.pk]
     assert analyse_pending() == 1 and Analysis.objects.get(game=game).data
+
+
+@pytest.mark.django_db
+def test_a_game_is_analysed_by_one_process_and_taken_again_if_it_stopped(client):
+    from datetime import timedelta
+
+    from games.analysis import STALE, take
+
+    game = finished_game("draughts", seed=2)
+    assert take(game.pk) and not take(game.pk)
+    # Taken, in the making: nobody else's, and the page says it is coming.
+    assert pending() == []
+    assert client.get(f"/games/{game.public_id}/").context["analysis_state"] == "pending"
+    # The process that took it stopped long ago: another takes it.
+    Analysis.objects.filter(game=game).update(taken_at=Analysis.objects.get(game=game).taken_at - STALE - timedelta(1))
+    assert pending() == [game.pk] and take(game.pk) and not take(game.pk)
