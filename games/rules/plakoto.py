@@ -79,6 +79,9 @@ class State:
     result: str | None = None  # "W", "B" or "D" (a draw)
     score: int | None = None  # 1 or 2 for a win, 0 for a draw
     _plan: dict[tuple[int, int], int] | None = field(default=None, repr=False, compare=False)
+    # The most dice each position of this roll can use (`_most`), shared by every step and copy of the turn: a plan
+    # after a step is then mostly known from the plan before it.
+    _turn_memo: dict[tuple[PositionKey, tuple[int, ...]], int] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def new(cls) -> State:
@@ -180,8 +183,10 @@ class State:
             [dict(entry) for entry in self.passes],
             self.result,
             self.score,
-            # The moves allowed are the same in the copy (and a plan is replaced, never changed in place).
+            # The moves allowed are the same in the copy (and a plan is replaced, never changed in place), and what
+            # the turn's positions allow is the same whichever copy asks.
             self._plan,
+            self._turn_memo,
         )
 
     def key(self) -> PositionKey:
@@ -214,7 +219,7 @@ class State:
         if self._plan is None:
             self._plan = {}
             if self.turn is not None and not self.roll_due and self.result is None and self.dice_left:
-                self._plan = _allowed(self, self.turn, _dice_key(self.dice_left), self.dice)
+                self._plan = _allowed(self, self.turn, _dice_key(self.dice_left), self.dice, self._turn_memo)
         return self._plan
 
     def move(self, origin: int, destination: int) -> Step:
@@ -254,6 +259,7 @@ class State:
         side = self.turn
         assert side is not None and self.roll_due
         self.dice, self.dice_left, self.roll_due, self._plan = dice, _roll_dice(dice), False, None
+        self._turn_memo = {}
         if self.plan():
             return True
         self.passes.append({"color": side, "dice": list(dice)})
@@ -311,10 +317,14 @@ def _roll_dice(dice: tuple[int, int]) -> list[int]:
 
 
 def _allowed(
-    state: State, side: str, dice: tuple[int, ...], rolled: tuple[int, int] | None
+    state: State,
+    side: str,
+    dice: tuple[int, ...],
+    rolled: tuple[int, int] | None,
+    memo: dict[tuple[PositionKey, tuple[int, ...]], int],
 ) -> dict[tuple[int, int], int]:
-    """Return the moves that continue a sequence using the most dice, {(origin, destination): die}."""
-    memo: dict[tuple[PositionKey, tuple[int, ...]], int] = {}
+    """Return the moves that continue a sequence using the most dice, {(origin, destination): die}; `memo` holds
+    what `_most` found of positions of the same roll."""
     most = _most(state, side, dice, memo)
     if most == 0:
         return {}
