@@ -139,8 +139,21 @@ class GameAdmin(admin.ModelAdmin):
         self.message_user(request, f"{dropped} game(s) will be analysed again shortly.", messages.SUCCESS)
 
 
+class LookOnlyAdmin(admin.ModelAdmin):
+    """Rows to look at, never to add or change by hand: what the services made stays what happened."""
+
+    def get_readonly_fields(self, request, obj=None):
+        return [field.name for field in self.model._meta.fields]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
 @admin.register(Analysis)
-class AnalysisAdmin(admin.ModelAdmin):
+class AnalysisAdmin(LookOnlyAdmin):
     """The analyses of finished games, to look at: what each cost, and those that failed."""
 
     list_display = ("game", "made_at", "seconds", "error")
@@ -149,18 +162,9 @@ class AnalysisAdmin(admin.ModelAdmin):
     list_select_related = ("game",)
     date_hierarchy = "made_at"
 
-    def get_readonly_fields(self, request, obj=None):
-        return [field.name for field in self.model._meta.fields]
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
 
 @admin.register(Invitation)
-class InvitationAdmin(admin.ModelAdmin):
+class InvitationAdmin(LookOnlyAdmin):
     """Invitations to matches between friends, to look at: they change only through their players' answers."""
 
     list_display = ("token", "kind", "pool", "inviter", "invitee", "status", "created_at", "expires_at", "game")
@@ -168,12 +172,3 @@ class InvitationAdmin(admin.ModelAdmin):
     search_fields = ("inviter__username", "invitee__username", "token")
     list_select_related = ("inviter", "invitee", "game")
     date_hierarchy = "created_at"
-
-    def get_readonly_fields(self, request, obj=None):
-        return [field.name for field in self.model._meta.fields]
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
