@@ -128,6 +128,9 @@ class Server:
             **{name: os.environ.get(name, "0") for name in LIMITS},
         }
         self.env.pop("ACCESS_LOG", None)
+        # The analysis of finished games runs beside the server at a low priority: here it would take the idle CPU
+        # the figures are about, and count in the server's CPU (its process is the server's child).
+        self.env["ANALYSIS"] = "off"
         if fast_hasher:
             self.env["PASSWORD_HASHERS"] = FAST_HASHER
         else:

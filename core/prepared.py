@@ -1,4 +1,4 @@
-"""Read queries built once: the ORM writes a query's SQL and its converters the first time, and each later call only
+"""Queries built once: the ORM writes a query's SQL and its converters the first time, and each later call only
 runs it with its own values.
 
 Building a queryset's SQL costs many times what running it does on a hot path (a line protocol's state read, asked
@@ -8,10 +8,11 @@ converts the row's columns as the ORM's own iteration would.
 """
 
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import Field, QuerySet
+from django.db.models import Field, Model, QuerySet
 
 
 class Prepared:
@@ -52,3 +53,23 @@ class Prepared:
             for function in functions:
                 row[index] = function(row[index], expression, connection)
         return tuple(row)
+
+
+@cache
+def _update(model: type[Model], names: tuple[str, ...], vendor: str) -> tuple[str, list[Field]]:
+    quote = connections[DEFAULT_DB_ALIAS].ops.quote_name
+    fields = [model._meta.get_field(name) for name in names]
+    columns = ", ".join(f"{quote(field.column)} = %s" for field in fields)
+    return f"UPDATE {quote(model._meta.db_table)} SET {columns} WHERE {quote(model._meta.pk.column)} = %s", fields
+
+
+def update(model: type[Model], pk: Any, values: dict[str, Any]) -> list[Any]:
+    """Set these fields (by name) of the row `pk` (`model.objects.filter(pk=pk).update(**values)`, for plain
+    values), the UPDATE written once per model, fields and database vendor, each value adapted by its field; return
+    the values as adapted, in the order given."""
+    db = connections[DEFAULT_DB_ALIAS]
+    sql, fields = _update(model, tuple(values), db.vendor)
+    params = [field.get_db_prep_save(value, db) for field, value in zip(fields, values.values(), strict=True)]
+    with db.cursor() as cursor:
+        cursor.execute(sql, [*params, model._meta.pk.get_db_prep_value(pk, db)])
+    return params

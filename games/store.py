@@ -15,6 +15,8 @@ from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import DateTimeField, Field
 from django.db.models.expressions import Col
 
+from core import prepared
+
 from . import positions
 from .models import Game, GameEvent, Seat
 
@@ -102,14 +104,6 @@ def seated(public_id: str) -> list[int]:
 
 
 @cache
-def _update(vendor: str, names: tuple[str, ...]) -> tuple[str, list[Field]]:
-    quote = connections[DEFAULT_DB_ALIAS].ops.quote_name
-    fields = [Game._meta.get_field(name) for name in names]
-    columns = ", ".join(f"{quote(field.column)} = %s" for field in fields)
-    return f"UPDATE {quote(Game._meta.db_table)} SET {columns} WHERE {quote(Game._meta.pk.column)} = %s", fields
-
-
-@cache
 def _insert(vendor: str) -> tuple[str, list[Field]]:
     quote = connections[DEFAULT_DB_ALIAS].ops.quote_name
     fields = [GameEvent._meta.get_field(name) for name in EVENT_FIELDS]
@@ -165,14 +159,10 @@ def game_save(game: Game, state: object = None) -> None:
     Only the columns that changed since the game was read: an index on a column that is left out is not touched."""
     stored = getattr(game, "_stored_values", None)
     names = tuple(name for name in GAME_SAVED if stored is None or getattr(game, _ATTNAMES[name]) != stored[name])
-    db = connections[DEFAULT_DB_ALIAS]
-    sql, fields = _update(db.vendor, names)
-    values = [field.get_db_prep_save(getattr(game, field.attname), db) for field in fields]
-    with db.cursor() as cursor:
-        cursor.execute(sql, [*values, game.pk])
+    written = prepared.update(Game, game.pk, {name: getattr(game, _ATTNAMES[name]) for name in names})
     _remember_stored(game)
     if state is not None and game.status == Game.Status.PLAYING and "state" in names:
-        text = values[names.index("state")]
+        text = written[names.index("state")]
         if isinstance(text, str):  # the text stored, as the database will give it back (not so for PostgreSQL)
             positions.keep_on_commit(game.public_id, text, game.state, state)
 

@@ -117,7 +117,8 @@ def test_the_board_written_fast_is_the_board(client):
     for _ in range(60):
         view = services.table_view("written")
         for token in (None, tokens["W"], tokens["B"]):
-            assert json.loads(services.board_json(view, token)) == services.board(view, token)
+            mover = services.mover(view, token)
+            assert json.loads(services.board_json(view.state, mover)) == services.board(view.state, mover)
         if view.status != "started":
             break
         mover = tokens[view.state.turn]

@@ -33,3 +33,26 @@ def test_its_sql_is_the_same_each_time():
     with CaptureQueriesContext(connection) as second:
         query.first(uuid.uuid4())
     assert len(first) == len(second) == 1 and first[0]["sql"].split("WHERE")[0] == second[0]["sql"].split("WHERE")[0]
+
+
+def test_a_prepared_update_writes_what_the_orm_writes():
+    from datetime import UTC, datetime
+
+    from core import prepared
+
+    room, _ = room_create(holder=Holder.new())
+    other, _ = room_create(holder=Holder.new())
+    key, held = uuid.uuid4(), datetime(2026, 1, 2, 3, 4, 5, 678000, tzinfo=UTC)
+    with CaptureQueriesContext(connection) as written:
+        prepared.update(Room, room.pk, {"white_key": key, "white_held_until": held, "white_in": True})
+        prepared.update(Room, other.pk, {"white_key": uuid.uuid4(), "white_held_until": None, "white_in": False})
+    assert len(written) == 2
+    room.refresh_from_db()
+    assert (room.white_key, room.white_held_until, room.white_in) == (key, held, True)
+    other.refresh_from_db()
+    assert other.white_held_until is None and other.white_in is False
+    # JSON and foreign keys, as the game's own saves write them.
+    game = room.game
+    prepared.update(type(game), game.pk, {"state": {"a": [1, "b"]}, "winner": None})
+    game.refresh_from_db()
+    assert game.state == {"a": [1, "b"]} and game.winner_id is None

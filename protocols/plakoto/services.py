@@ -12,6 +12,7 @@ import json
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import cache
 from typing import Any
 from urllib.parse import urlencode
 
@@ -22,6 +23,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.services import anonymous_players
+from core import prepared
 from core.errors import Refusal
 from core.prepared import Prepared
 from games import lobby, publication, store
@@ -102,12 +104,17 @@ def table_view(name: str) -> TableView:
 
 def colour_of(table: Table | None, token: str | None) -> str | None:
     """Return the colour of the seat whose token this is, or None."""
-    if table is None or not token:
+    return None if table is None else _colour(table.w_token, table.b_token, token)
+
+
+def _colour(white: str, black: str, token: str | None) -> str | None:
+    """Return the colour of the seat whose token this is, given the hashes of the seats' tokens, or None."""
+    if not token:
         return None
     hashed = token_hash(token)
-    if table.w_token and secrets.compare_digest(hashed, table.w_token):
+    if white and secrets.compare_digest(hashed, white):
         return WHITE
-    if table.b_token and secrets.compare_digest(hashed, table.b_token):
+    if black and secrets.compare_digest(hashed, black):
         return BLACK
     return None
 
@@ -198,21 +205,33 @@ def _game_start(table: Table) -> Game:
     return match_start(public_id=game.public_id, user_id=users[1])
 
 
-def piece_move(*, name: str, token: str | None, x: int, y: int, destination: int) -> None:
+# The row a move locks, read with its game's, in one statement built once (a move is the API's busiest write).
+_move_query = Prepared(
+    lambda name: (
+        Table.objects.select_for_update(of=("self",))
+        .filter(name=name)
+        .values_list("pk", "w_token", "b_token", "game__public_id", "game__status", "game__state")
+    ),
+    [(Table._meta.get_field("name"), "stand-in")],
+)
+
+
+def piece_move(*, name: str, token: str | None, x: int, y: int, destination: int) -> tuple[State, str | None]:
     """Move the top piece of point `x` (the cell `x`, `y` must hold a free piece of the mover) to `destination`,
-    with the checks of the API in their order."""
+    with the checks of the API in their order. Return the position the move left (with the dice of the turn it
+    began, if it ended one) and the mover's colour if they are still on turn (and the game in play)."""
     now = timezone.now()
     with transaction.atomic():
-        table = Table.objects.select_for_update(of=("self",)).select_related("game").filter(name=name).first()
+        row = _move_query.first(name)
         if not token:
             raise ApiError("token is not set.")
-        colour = colour_of(table, token)
-        if table is None or colour is None:
+        colour = None if row is None else _colour(row[1], row[2], token)
+        if row is None or colour is None:
             raise ApiError("You are not a player of this game.")
-        game = table.game
-        if game is None or game.status != Game.Status.PLAYING:
+        pk, _, _, public_id, status, position = row
+        if public_id is None or status != Game.Status.PLAYING:
             raise ApiError("Game is not in action.")
-        state = State.from_json(game.state)
+        state = State.from_json(position)
         if state.turn != colour:
             raise ApiError("It is not your turn.")
         stack = state.points[x]
@@ -220,15 +239,15 @@ def piece_move(*, name: str, token: str | None, x: int, y: int, destination: int
             raise ApiError("This piece cannot move.")
         if (x, destination) not in state.plan():
             raise ApiError("This move is illegal.")
-        user_id = store.seated(game.public_id)[SIDES.index(colour)]
+        user_id = store.seated(public_id)[SIDES.index(colour)]
         try:
-            game_act(public_id=game.public_id, user_id=user_id, action=Move(x, destination))
+            acted = game_act(public_id=public_id, user_id=user_id, action=Move(x, destination))
         except GameError:
             # Ended by its deadline between our read and the move.
             raise ApiError("Game is not in action.") from None
-        setattr(table, f"{colour.lower()}_last_action", now)
-        table.last_change = now
-        table.save(update_fields=[f"{colour.lower()}_last_action", "last_change"])
+        prepared.update(Table, pk, {f"{colour.lower()}_last_action": now, "last_change": now})
+    after = State.from_json(acted.position)
+    return after, colour if after.result is None and after.turn == colour else None
 
 
 # --- What the reads answer ------------------------------------------------------------------------------------------
@@ -246,12 +265,16 @@ def cell(state: State, x: int, y: int) -> dict[str, Any]:
     }
 
 
-def board(view: TableView, token: str | None) -> list[dict[str, Any]]:
-    """Return the board's cells, with the moves of the player on turn when the token is theirs."""
+def mover(view: TableView, token: str | None) -> str | None:
+    """Return the colour on turn if the token is theirs and the game in play (their board shows their moves)."""
     state = view.state
-    mover = None
     if view.status == "started" and colour_of(view.table, token) == state.turn:
-        mover = state.turn
+        return state.turn
+    return None
+
+
+def board(state: State, mover: str | None) -> list[dict[str, Any]]:
+    """Return the board's cells, with the moves of `mover` (the player on turn, to whom it is shown), if any."""
     plan = state.plan() if mover else {}
     cells = []
     for x in range(1, 25):
@@ -259,30 +282,43 @@ def board(view: TableView, token: str | None) -> list[dict[str, Any]]:
         for y in range(1, max(15, len(stack)) + 1):
             entry = cell(state, x, y)
             if mover and y == len(stack) and stack[-1][0] == mover:
-                targets = sorted(destination for origin, destination in plan if origin == x)
-                entry["moves"] = [_target(state, mover, destination) for destination in targets]
+                entry["moves"] = _moves(state, plan, mover, x)
             cells.append(entry)
     return cells
 
 
-# Every empty cell's JSON, written once: a board is 360 cells, most of them empty, and clients read it often.
-_EMPTY_CELLS = {
-    (x, y): json.dumps({"x": x, "y": y, "b_color": "W" if x % 2 else "B", "piece_color": None, "piece": None})
-    for x in range(1, 25)
-    for y in range(1, 17)
-}
+def _moves(state: State, plan: dict[tuple[int, int], int], mover: str, origin: int) -> list[dict[str, int]]:
+    targets = sorted(destination for start, destination in plan if start == origin)
+    return [_target(state, mover, destination) for destination in targets]
 
 
-def board_json(view: TableView, token: str | None) -> str:
-    """Return `board(view, token)` as JSON text, the empty cells' written once for all."""
-    state = view.state
-    if view.status == "started" and colour_of(view.table, token) == state.turn:
-        return json.dumps(board(view, token))
+@cache
+def _cell_json(x: int, y: int, piece: tuple[str, int] | None) -> str:
+    """A cell's JSON without moves: a board is 360 cells, and clients read it often. Every cell that can be (24 × at
+    most 30 heights × 31 pieces or none) is written once."""
+    colour, number = piece if piece else (None, None)
+    b_color = "W" if x % 2 else "B"
+    return json.dumps(
+        {"x": x, "y": y, "b_color": b_color, "piece_color": colour, "piece": None if piece is None else f"P{number}"}
+    )
+
+
+def board_json(state: State, mover: str | None) -> str:
+    """Return `board(state, mover)` as JSON text, from each cell's text written once."""
+    plan = state.plan() if mover else {}
     parts = []
     for x in range(1, 25):
         stack = state.points[x]
-        for y in range(1, max(15, len(stack)) + 1):
-            parts.append(json.dumps(cell(state, x, y)) if y <= len(stack) else _EMPTY_CELLS[(x, y)])
+        height = len(stack)
+        for y in range(1, max(15, height) + 1):
+            if y <= height:
+                piece = stack[y - 1]
+                if mover and y == height and piece[0] == mover:
+                    parts.append(json.dumps({**cell(state, x, y), "moves": _moves(state, plan, mover, x)}))
+                    continue
+                parts.append(_cell_json(x, y, (piece[0], piece[1])))
+            else:
+                parts.append(_cell_json(x, y, None))
     return "[" + ", ".join(parts) + "]"
 
 

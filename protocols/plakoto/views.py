@@ -131,12 +131,12 @@ def _route(request: Call, name: str, parts: list[str]) -> JsonResponse:
 def _board(request: Call, name: str) -> JsonResponse:
     if request.method == "GET":
         token = _token(request, _body_or_empty(request))
-        return board_answer(services.board_json(services.table_view(name), token))
+        return _board_of(services.table_view(name), token)
     if request.method == "POST":
         body = _body(request)
         token = _token(request, body)
         services.table_reset(name=name, token=token)
-        return board_answer(services.board_json(services.table_view(name), token))
+        return _board_of(services.table_view(name), token)
     raise _not_allowed(request)
 
 
@@ -160,8 +160,13 @@ def _piece(request: Call, name: str, x: str, y: str) -> JsonResponse:
     if "y" in body and body["y"] is not None:
         _integer(body["y"], 0, 16)
     token = _token(request, body)
-    services.piece_move(name=name, token=token, x=column, y=row, destination=destination)
-    return board_answer(services.board_json(services.table_view(name), token))
+    # Answered from the position the move left, without reading the table again.
+    state, mover = services.piece_move(name=name, token=token, x=column, y=row, destination=destination)
+    return board_answer(services.board_json(state, mover))
+
+
+def _board_of(view: services.TableView, token: str | None) -> HttpResponse:
+    return board_answer(services.board_json(view.state, services.mover(view, token)))
 
 
 def _player(request: Call, name: str, colour: str, user_id: int | None = None) -> JsonResponse:
