@@ -9,6 +9,7 @@ game.
 
 import math
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -38,6 +39,10 @@ class GameError(Refusal):
     def __init__(self, message: str, *, rule: IllegalAction | None = None):
         super().__init__(message)
         self.rule = rule
+
+
+class NotYourTurn(GameError):
+    """An action of a player who is not on turn, in a game in play."""
 
 
 def _engine(game: Game) -> Engine:
@@ -140,7 +145,7 @@ def _playing_game(
     if state is None:
         state = engine.state_from_json(game.state)
     if engine.to_act(state) != seat:
-        raise GameError(not_your_turn)
+        raise NotYourTurn(not_your_turn)
     return game, engine, state, seat
 
 
@@ -471,19 +476,33 @@ def game_leave(*, public_id: str, user_id: int) -> None:
 
 @dataclass(frozen=True, slots=True)
 class Acted:
-    """What an action did (its log entry) and the position it left, as stored (the engine's JSON)."""
+    """What an action did (its log entry) and the position it left, as stored (the engine's JSON) and as the rules'
+    state: that one the caller may read until its transaction commits, never change nor keep (it is then the game's
+    next action's)."""
 
     played: Played
     position: dict
+    state: object
 
 
-def game_act(*, public_id: str, user_id: int, action: object, not_your_turn: str = "Not your turn to play") -> Acted:
+def game_act(
+    *,
+    public_id: str,
+    user_id: int,
+    action: object,
+    not_your_turn: str = "Not your turn to play",
+    check: Callable[[object], None] | None = None,
+) -> Acted:
     """Make a player's action in a game in play (a throw, a move, …, in its engine's terms); return what it did and
-    the position it left. In a game with clocks, the mover's clock stops and the next one's starts."""
+    the position it left. In a game with clocks, the mover's clock stops and the next one's starts. `check`, if
+    given, sees the position first (the player being on turn): what it raises refuses the action, as a protocol's
+    own checks do, in their order, before the rules'."""
     now = timezone.now()
     with transaction.atomic():
         game, engine, state, seat = _playing_game(public_id, user_id, not_your_turn=not_your_turn, now=now)
         if game is not None:
+            if check is not None:
+                check(state)
             try:
                 played = engine.apply(state, seat, action, RANDOM)
             except IllegalAction as error:
@@ -502,7 +521,7 @@ def game_act(*, public_id: str, user_id: int, action: object, not_your_turn: str
                 _clock_start(game, state, now)
             _record(game, played.kind, user_id, dict(played.data), now, state)
             _automatic(game, engine, state, now)
-            return Acted(played, game.state)
+            return Acted(played, game.state, state)
     # The clock on turn ran out before the action came: the game ended (committed above), and the action is refused.
     raise GameError(TIME_UP)
 

@@ -30,7 +30,7 @@ from games import lobby, publication, store
 from games.lobby import Seek
 from games.models import Game
 from games.rules.plakoto import BLACK, OFF, SIDES, WHITE, Move, State
-from games.services import GameError, game_act, game_end, match_open, match_start
+from games.services import GameError, NotYourTurn, game_act, game_end, match_open, match_start
 
 from .models import Table
 
@@ -210,16 +210,16 @@ _move_query = Prepared(
     lambda name: (
         Table.objects.select_for_update(of=("self",))
         .filter(name=name)
-        .values_list("pk", "w_token", "b_token", "game__public_id", "game__status", "game__state")
+        .values_list("pk", "w_token", "b_token", "game__public_id", "game__status")
     ),
     [(Table._meta.get_field("name"), "stand-in")],
 )
 
 
-def piece_move(*, name: str, token: str | None, x: int, y: int, destination: int) -> tuple[State, str | None]:
+def piece_move(*, name: str, token: str | None, x: int, y: int, destination: int) -> str:
     """Move the top piece of point `x` (the cell `x`, `y` must hold a free piece of the mover) to `destination`,
-    with the checks of the API in their order. Return the position the move left (with the dice of the turn it
-    began, if it ended one) and the mover's colour if they are still on turn (and the game in play)."""
+    with the checks of the API in their order. Return the board as the mover sees it then (`board_json`), from the
+    position the move left (with the dice of the turn it began, if it ended one)."""
     now = timezone.now()
     with transaction.atomic():
         row = _move_query.first(name)
@@ -228,26 +228,37 @@ def piece_move(*, name: str, token: str | None, x: int, y: int, destination: int
         colour = None if row is None else _colour(row[1], row[2], token)
         if row is None or colour is None:
             raise ApiError("You are not a player of this game.")
-        pk, _, _, public_id, status, position = row
+        pk, _, _, public_id, status = row
         if public_id is None or status != Game.Status.PLAYING:
             raise ApiError("Game is not in action.")
-        state = State.from_json(position)
-        if state.turn != colour:
-            raise ApiError("It is not your turn.")
-        stack = state.points[x]
-        if y > len(stack) or stack[y - 1][0] != colour or state.top(x) != colour:
-            raise ApiError("This piece cannot move.")
-        if (x, destination) not in state.plan():
-            raise ApiError("This move is illegal.")
+
+        def movable(state: object) -> None:
+            assert isinstance(state, State)
+            stack = state.points[x]
+            if y > len(stack) or stack[y - 1][0] != colour or state.top(x) != colour:
+                raise ApiError("This piece cannot move.")
+            if (x, destination) not in state.plan():
+                raise ApiError("This move is illegal.")
+
         user_id = store.seated(public_id)[SIDES.index(colour)]
         try:
-            acted = game_act(public_id=public_id, user_id=user_id, action=Move(x, destination))
+            acted = game_act(
+                public_id=public_id,
+                user_id=user_id,
+                action=Move(x, destination),
+                check=movable,
+            )
+        except NotYourTurn:
+            raise ApiError("It is not your turn.") from None
         except GameError:
             # Ended by its deadline between our read and the move.
             raise ApiError("Game is not in action.") from None
         prepared.update(Table, pk, {f"{colour.lower()}_last_action": now, "last_change": now})
-    after = State.from_json(acted.position)
-    return after, colour if after.result is None and after.turn == colour else None
+        # Written before the commit, while the position is still this move's alone (its plan, worked out here, serves
+        # the next move too).
+        state = acted.state
+        assert isinstance(state, State)
+        return board_json(state, colour if state.result is None and state.turn == colour else None)
 
 
 # --- What the reads answer ------------------------------------------------------------------------------------------

@@ -161,8 +161,7 @@ def _piece(request: Call, name: str, x: str, y: str) -> JsonResponse:
         _integer(body["y"], 0, 16)
     token = _token(request, body)
     # Answered from the position the move left, without reading the table again.
-    state, mover = services.piece_move(name=name, token=token, x=column, y=row, destination=destination)
-    return board_answer(services.board_json(state, mover))
+    return board_answer(services.piece_move(name=name, token=token, x=column, y=row, destination=destination))
 
 
 def _board_of(view: services.TableView, token: str | None) -> HttpResponse:
