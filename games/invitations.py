@@ -8,7 +8,6 @@ friends opening the link at once, an acceptance and a cancellation) cannot both 
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
@@ -35,10 +34,6 @@ def _locked(token: str) -> Invitation:
     if invitation is None:
         raise InvitationError("No such invitation: check the link", status=404)
     return invitation
-
-
-def _lock_user(user_id: int) -> None:
-    list(get_user_model().objects.select_for_update().filter(pk=user_id).values_list("pk", flat=True))
 
 
 def _lapsed(invitation: Invitation, now: datetime) -> bool:
@@ -84,7 +79,8 @@ def invitation_open(*, user_id: int, kind: str, options: dict, pool: str) -> Inv
         raise InvitationError(str(error)) from None
     now = timezone.now()
     with transaction.atomic():
-        _lock_user(user_id)  # two invitations of one player at once: one after the other, the second replacing
+        # Two invitations of one player at once: one after the other, the second replacing the first.
+        services.account_lock(user_id)
         Invitation.objects.filter(inviter_id=user_id, status=Invitation.Status.OPEN).update(
             status=Invitation.Status.CANCELLED
         )
@@ -119,7 +115,7 @@ def rematch_offer(*, user_id: int, public_id: str) -> Invitation:
         )
         if crossing is not None:
             return _accept(crossing, user_id, now)
-        _lock_user(user_id)
+        services.account_lock(user_id)
         Invitation.objects.filter(inviter_id=user_id, status=Invitation.Status.OPEN).update(
             status=Invitation.Status.CANCELLED
         )

@@ -366,11 +366,17 @@ def match_join(*, user_id: int, kind: str, options: dict, pool: str, seat_count:
         return waiting
 
 
+def account_lock(user_id: int) -> None:
+    """Lock the user's account row until the transaction ends: two changes of one player that must not interleave
+    (in two threads or server processes) take turns."""
+    list(get_user_model().objects.select_for_update().filter(pk=user_id).values_list("pk", flat=True))
+
+
 def withdraw_elsewhere(user_id: int, now: datetime, room: tuple | None = None) -> None:
     """Withdraw the user from the match they wait in, unless it is one of `room` (game, variant, pool, seats)."""
-    # The account's row locked: two joins of one account (in two server processes) take turns, so that the second
-    # sees where the first made it wait, and withdraws it from there.
-    list(get_user_model().objects.select_for_update().filter(pk=user_id).values_list("pk", flat=True))
+    # Two joins of one account take turns, so that the second sees where the first made it wait, and withdraws it
+    # from there.
+    account_lock(user_id)
     # Mostly none: one light query to learn it.
     waiting_seats = Seat.objects.filter(user_id=user_id, game__status=Game.Status.WAITING)
     waited_in = list(waiting_seats.values_list("game", flat=True))
