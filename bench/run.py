@@ -9,6 +9,7 @@
     python bench/run.py --draughts      # 1,000 draughts rooms over TLS, 2,000 commands/s; 10,000 rooms' clocks
     python bench/run.py --plakoto       # 1,000 Plakoto tables: moves and status polls through the REST API
     python bench/run.py --fish          # 1,000 Fish tournaments (about 3,000 TCP connections), 2,000 requests/s
+    python bench/run.py --games-1k --floor   # and the same load against the floor (bench/floor.py), for ratios
 
 Each scenario gets a fresh server (gunicorn -c tabsite/gunicorn.conf.py tabsite.asgi:application, uvicorn
 workers, WEB_CONCURRENCY as given) on a free loopback port, with TAB_VAR_DIR=var/bench/<timestamp>/<scenario>/, so
@@ -190,6 +191,27 @@ class Server:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+
+
+class FloorServer(Server):
+    """The floor (bench/floor.py): a minimal in-memory server of the course API, the same load's lower bound."""
+
+    def start(self) -> None:
+        command = [sys.executable, str(ROOT / "bench" / "floor.py"), "--port", str(self.port)]
+        with self.log.open("wb") as log:
+            self.process = subprocess.Popen(
+                command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the floor exited ({self.process.returncode}):\n{self.log_tail()}")
+            try:
+                with urllib.request.urlopen(self.url + "/", timeout=2):
+                    return
+            except (urllib.error.URLError, OSError):
+                time.sleep(0.2)
+        raise RuntimeError(f"the floor did not answer within 30 s:\n{self.log_tail()}")
 
 
 class Profiler:
@@ -600,11 +622,14 @@ def main() -> int:
     parser.add_argument(
         "--wait-quiet", type=float, default=120, help="wait up to this many s for other programs to go quiet"
     )
+    parser.add_argument(
+        "--floor", action="store_true", help="the 1,000 games' load against bench/floor.py too (with --full too)"
+    )
     parser.add_argument("--profile", action="store_true", help="record the server with py-spy during game runs")
     parser.add_argument("--out", type=Path, default=ROOT / "var" / "bench", help="folder of the runs")
     args = parser.parse_args()
 
-    scenarios = ("games_1k", "games_5k", "storm", "ranking", "deadlines", "draughts", "plakoto", "fish")
+    scenarios = ("games_1k", "floor", "games_5k", "storm", "ranking", "deadlines", "draughts", "plakoto", "fish")
     chosen = {name for name in scenarios if getattr(args, name)}
     if args.full:
         chosen = set(scenarios)
@@ -632,11 +657,13 @@ def main() -> int:
     profiles: list[str] = []
     server: Server | None = None
 
-    def game_scenario(name: str, label_of: Any, games: int, rates: list[float], extra: list[str]) -> None:
+    def game_scenario(
+        name: str, label_of: Any, games: int, rates: list[float], extra: list[str], kind: type[Server] = Server
+    ) -> None:
         nonlocal server
         say(f"scenario {name}: " + "; ".join(label_of(rate) for rate in rates))
         busy = wait_quiet(args.wait_quiet)
-        server = Server(run_dir / name, fast_hasher=True)
+        server = kind(run_dir / name, fast_hasher=True)
         server.start()
         profiler = None
         if args.profile:
@@ -667,6 +694,18 @@ def main() -> int:
                 1000,
                 rates_of(args.rate_1k),
                 [],
+            )
+        if "floor" in chosen:
+            game_scenario(
+                "floor",
+                lambda rate: (
+                    f"The floor (bench/floor.py: in memory, no framework): 1,000 games, {rate:g} actions/s offered, "
+                    f"{duration:g} s"
+                ),
+                1000,
+                rates_of(args.rate_1k),
+                [],
+                FloorServer,
             )
         if "games_5k" in chosen:
             game_scenario(
