@@ -147,7 +147,10 @@ class Server:
         )
         gunicorn = BIN / "gunicorn"
         command = [str(gunicorn)] if gunicorn.exists() else [sys.executable, "-m", "gunicorn"]
-        command += ["-c", "tabsite/gunicorn.conf.py", "tabsite.asgi:application"]
+        self.serve([*command, "-c", "tabsite/gunicorn.conf.py", "tabsite.asgi:application"])
+
+    def serve(self, command: list[str]) -> None:
+        """Start the server's command and wait for its home page to answer (a minute at most)."""
         with self.log.open("wb") as log:
             # A session of its own: Ctrl-C reaches this script, which then stops the server in order.
             self.process = subprocess.Popen(
@@ -197,21 +200,7 @@ class FloorServer(Server):
     """The floor (bench/floor.py): a minimal in-memory server of the course API, the same load's lower bound."""
 
     def start(self) -> None:
-        command = [sys.executable, str(ROOT / "bench" / "floor.py"), "--port", str(self.port)]
-        with self.log.open("wb") as log:
-            self.process = subprocess.Popen(
-                command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-            )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the floor exited ({self.process.returncode}):\n{self.log_tail()}")
-            try:
-                with urllib.request.urlopen(self.url + "/", timeout=2):
-                    return
-            except (urllib.error.URLError, OSError):
-                time.sleep(0.2)
-        raise RuntimeError(f"the floor did not answer within 30 s:\n{self.log_tail()}")
+        self.serve([sys.executable, str(ROOT / "bench" / "floor.py"), "--port", str(self.port)])
 
 
 class Profiler:
