@@ -166,3 +166,47 @@ def test_spectator_streams_are_capped_per_address_and_per_game(start_server):
         time.sleep(0.1)
     for sock, _, _ in [*held, again]:
         sock.close()
+
+
+def test_a_server_handed_its_listening_socket_as_a_descriptor_sends_each_write_at_once():
+    """`uvicorn --fd` (and systemd's socket activation) labels the socket it is handed a Unix one, so the event loop
+    leaves Nagle's algorithm on for its TCP connections: an answer's head and body, two writes, then waited for the
+    client's delayed acknowledgement (40 ms an answer). The protocol sets TCP_NODELAY itself."""
+    import asyncio
+    import threading
+
+    import uvicorn
+
+    seen: list[int] = []
+
+    class Recording(HttpProtocol):
+        def connection_made(self, transport) -> None:
+            super().connection_made(transport)
+            seen.append(transport.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+
+    async def app(scope, receive, send) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    server = uvicorn.Server(
+        uvicorn.Config(app, fd=listener.fileno(), http=Recording, lifespan="off", log_level="warning", loop="asyncio")
+    )
+    thread = threading.Thread(target=lambda: asyncio.run(server.serve()), daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.02)
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as client:
+            client.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            received = b""
+            while chunk := client.recv(65536):
+                received += chunk
+        assert received.startswith(b"HTTP/1.1 200") and received.endswith(b"ok")
+        assert seen == [1]
+    finally:
+        server.should_exit = True
+        thread.join(30)
+        listener.close()
