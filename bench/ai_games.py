@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """`make bench-ai`, second part: the server's computer player (games/bots) in every game the platform hosts, each
-level against each other level, with 95 % confidence intervals, and the time per move.
+level against each other level, with 95 % confidence intervals, and the CPU time per move.
 
     python bench/ai_games.py [--games N] [--positions P] [--kinds tab,draughts,…] [--pairings 3-2,3-1]
 
@@ -49,10 +49,11 @@ def play(kind: str, levels: tuple[int, int], seed: int, positions: int, times: d
         seat = engine.to_act(state)
         if seat is None:
             break
-        started = time.perf_counter()
+        # The process's CPU time: another program running beside it, or a pause, does not count.
+        started = time.process_time()
         budget = bots.Budget(seconds=math.inf, positions=positions)
         action = bots.choose(engine, state, seat, levels[seat], rng, budget)
-        times[levels[seat]].append(time.perf_counter() - started)
+        times[levels[seat]].append(time.process_time() - started)
         engine.apply(state, seat, action, rng)
     outcome = engine.outcome(state)
     if outcome is None:
@@ -90,6 +91,7 @@ def main() -> None:
                     result = 0.5
                 score += result if game % 2 == 0 else 1 - result
                 played += 1
+                print(f"  {kind} L{stronger} vs L{weaker}: {score:g} of {played}", file=sys.stderr, flush=True)
             low, high = wilson(score, played)
             name = f"L{stronger} vs L{weaker}"
             print(f"{name:9} {played:<6} {score / played:>14.1%}  {low:.1%} – {high:.1%}  {cut}")
@@ -98,7 +100,7 @@ def main() -> None:
             for level, spent in times.items()
             if spent
         )
-        print(f"time per move: {per_level} ({time.monotonic() - started:.0f} s)")
+        print(f"CPU time per move: {per_level} ({time.monotonic() - started:.0f} s)")
 
 
 if __name__ == "__main__":
