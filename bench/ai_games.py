@@ -80,7 +80,10 @@ def main() -> None:
         print(f"\n{find_engine(kind).title} ({kind})")
         print("pairing   games  stronger scores  95% CI          cut")
         times: dict[int, list[float]] = {level: [] for level in levels}
+        offered = bots.levels_of(kind)
         for weaker, stronger in pairings:
+            if stronger not in offered:
+                continue
             score, played, cut = 0.0, 0, 0
             for game in range(args.games):
                 seats = (stronger, weaker) if game % 2 == 0 else (weaker, stronger)

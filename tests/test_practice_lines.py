@@ -50,6 +50,9 @@ def test_a_plakoto_rest_client_plays_a_whole_game_against_the_computer(server):
     with httpx.Client(base_url=f"{server.url}/plakoto", timeout=30) as api:
         assert api.post("/solo/board/").status_code == 200
         token = api.put("/solo/players/W", json={"username": "solo"}).json()[0]["token"]
+        # Plakoto offers the levels that truly differ, random and greedy play (its search is no stronger).
+        refused = httpx.post(f"{server.url}/tables/plakoto/solo/computer", json={"level": 3})
+        assert (refused.status_code, refused.json()) == (400, {"errormesg": "level is one of 1, 2."})
         # The table's page: "play the computer" seats it in the free seat, and the game starts.
         seated = httpx.post(f"{server.url}/tables/plakoto/solo/computer", json={"level": 1})
         assert seated.json() == [{"piece_color": "B"}]

@@ -21,6 +21,17 @@ from games.rules import Engine, Outcome
 
 RANDOM, GREEDY, SEARCH = 1, 2, 3
 LEVELS = {RANDOM: "random", GREEDY: "greedy", SEARCH: "search"}
+# A game offers only levels that truly differ (each measurably stronger than the one below: BENCHMARKS.md). In
+# Plakoto the search, two turns deep within its second, wins no more than greedy play does: it offers two levels,
+# and a player of level 3 already seated there plays as level 2.
+GAME_LEVELS = {"plakoto": (RANDOM, GREEDY)}
+
+
+def levels_of(kind: str) -> tuple[int, ...]:
+    """Return the levels a game offers, easiest first."""
+    return GAME_LEVELS.get(kind, tuple(LEVELS))
+
+
 # The course groups where a Tâb join is practice against the computer: group 900 + its level.
 PRACTICE_GROUPS = {900 + level: level for level in LEVELS}
 
@@ -58,6 +69,7 @@ def choose(
     actions = engine.legal_actions(state, seat)
     if not actions:
         raise ValueError("the seat has no action to take")
+    level = min(level, levels_of(engine.kind)[-1])
     if len(actions) == 1 or level == RANDOM:
         return rng.choice(actions)
     budget = (budget or Budget()).start()
