@@ -43,11 +43,37 @@ class ApiError(Refusal):
 
 
 @dataclass(frozen=True, slots=True)
+class TableRow:
+    """What the reads show of a table's row (read-only: a model instance costs a poll more than its query)."""
+
+    name: str
+    w_username: str
+    b_username: str
+    w_token: str
+    b_token: str
+    w_last_action: datetime | None
+    b_last_action: datetime | None
+    last_change: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    """What the reads show of a table's current game."""
+
+    pk: int
+    public_id: str
+    status: str
+    ending: str
+    winner_id: int | None
+    changed_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
 class TableView:
     """A table as the reads show it."""
 
-    table: Table | None
-    game: Game | None
+    table: TableRow | None
+    game: GameRow | None
     state: State
 
     @property
@@ -77,10 +103,10 @@ def stamp(moment: datetime | None) -> str | None:
 
 # What a read needs of a table and its game, in one query built once (clients poll: it is the API's hottest path).
 _TABLE_COLUMNS = ("name", "w_username", "b_username", "w_token", "b_token", "w_last_action", "b_last_action")
-_GAME_COLUMNS = ("public_id", "status", "ending", "state", "winner", "changed_at")
+_GAME_COLUMNS = ("public_id", "status", "ending", "winner", "changed_at")
 _table_query = Prepared(
     lambda name: Table.objects.filter(name=name).values_list(
-        "last_change", "game", *_TABLE_COLUMNS, *(f"game__{column}" for column in _GAME_COLUMNS)
+        *_TABLE_COLUMNS, "last_change", "game", *(f"game__{column}" for column in _GAME_COLUMNS), "game__state"
     ),
     [(Table._meta.get_field("name"), "stand-in")],
 )
@@ -91,18 +117,13 @@ def table_view(name: str) -> TableView:
     row = _table_query.first(name)
     if row is None:
         return TableView(None, None, State.new())
-    last_change, game_id, *rest = row
-    table = Table(last_change=last_change, game_id=game_id, **dict(zip(_TABLE_COLUMNS, rest, strict=False)))
-    game = None
-    if game_id is not None:
-        values = dict(zip(_GAME_COLUMNS, rest[len(_TABLE_COLUMNS) :], strict=True))
-        winner = values.pop("winner")
-        game = Game(pk=game_id, winner_id=winner, **values)
-    state = State.from_json(game.state) if game is not None and game.state else State.new()
-    return TableView(table, game, state)
+    table = TableRow(*row[:8])
+    game_id, position = row[8], row[-1]
+    game = None if game_id is None else GameRow(game_id, *row[9:-1])
+    return TableView(table, game, State.from_json(position) if game is not None and position else State.new())
 
 
-def colour_of(table: Table | None, token: str | None) -> str | None:
+def colour_of(table: Table | TableRow | None, token: str | None) -> str | None:
     """Return the colour of the seat whose token this is, or None."""
     return None if table is None else _colour(table.w_token, table.b_token, token)
 
