@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 from core.calls import answered, arguments, refused, signed_in_user
 from core.errors import Refusal
 from core.limits import per_address
-from core.text import is_text
+from core.text import is_short_text
 from games.invitations import invitations_of
 from games.selectors import games_in_progress
 
@@ -27,7 +27,7 @@ from .services import PASSWORD_MAX_LENGTH, sessions_end, user_register
 
 def _text(args: dict[str, Any], name: str, max_length: int) -> str:
     value = args.get(name)
-    if not isinstance(value, str) or not value or len(value) > max_length or not is_text(value):
+    if not is_short_text(value, max_length):
         raise Refusal(f"Enter a {name} of 1 to {max_length} characters")
     return value
 

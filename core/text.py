@@ -6,3 +6,8 @@ def is_text(value: str) -> bool:
     except UnicodeEncodeError:
         return False
     return "\x00" not in value
+
+
+def is_short_text(value: object, max_length: int) -> bool:
+    """Return whether a value is a string of 1 to `max_length` characters that can be stored and sent."""
+    return isinstance(value, str) and 0 < len(value) <= max_length and is_text(value)

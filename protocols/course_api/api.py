@@ -19,10 +19,10 @@ from accounts.services import PASSWORD_MAX_LENGTH, remembered_user_id, user_veri
 from core.calls import arguments, refused
 from core.dbthread import in_database_thread
 from core.errors import Refusal
-from core.text import is_text
+from core.text import is_short_text, is_text
+from games.calls import GROUP_MAX
 
 # Groups are stored in a 32-bit column (PositiveIntegerField on every database).
-GROUP_MAX = 2**31 - 1
 INTEGER_TEXT = re.compile(r"-?[0-9]{1,18}")
 
 
@@ -103,7 +103,7 @@ def string_argument(args: dict[str, Any], name: str, max_length: int) -> str:
     if name not in args or args[name] is None:
         raise Refusal(f"undefined {name}")
     value = args[name]
-    if not isinstance(value, str) or not value or len(value) > max_length or not is_text(value):
+    if not is_short_text(value, max_length):
         raise Refusal(f"invalid {name} '{shown(value)}'")
     return value
 
