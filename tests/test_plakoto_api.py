@@ -350,3 +350,22 @@ def test_the_tables_stream_follows_the_table_and_its_game(api, server):
         assert answer.status_code == 302 and answer.headers["location"] == f"/play/plakoto/?table={name}"
         assert site.get("/tables/plakoto/_game/nosuch").status_code == 404
         assert site.get("/tables/plakoto/Bad_Name/stream").status_code == 404
+
+
+def test_the_lean_handler_keeps_the_matches_of_the_latest_paths_only(monkeypatch):
+    """A path's view and arguments are resolved once and kept (clients poll the same paths), the latest paths only:
+    any path may be asked, and a process keeps no more than MATCHES_KEPT."""
+    from django.test import RequestFactory
+
+    from protocols.course_api import handler
+    from protocols.plakoto import views
+
+    monkeypatch.setattr(handler, "MATCHES_KEPT", 3)
+    lean = handler.ApiHandler()
+    factory = RequestFactory()
+    for number in range(5):
+        match = lean.resolve_request(factory.get(f"/plakoto/t{number}/status/"))
+        assert (match.func, match.kwargs) == (views.table, {"name": f"t{number}", "rest": "status/"})
+    assert list(lean._matches) == ["/plakoto/t2/status/", "/plakoto/t3/status/", "/plakoto/t4/status/"]
+    assert lean.resolve_request(factory.get("/plakoto/t4/status/")) is lean._matches["/plakoto/t4/status/"]
+    assert lean.resolve_request(factory.get("/join")).func.__name__ == "join"
