@@ -63,10 +63,11 @@ def _no_delay(transport) -> None:
     """Send each write at once (TCP_NODELAY). The event loop does so for the connections of a listening socket that it
     knows to be TCP, but not for one it was handed as a descriptor (`uvicorn --fd`, systemd's socket activation), which
     uvicorn labels a Unix socket: there an answer's head and body, two writes, waited for the client's delayed
-    acknowledgement, 40 ms an answer. On a Unix socket it does not apply, and nothing is changed."""
+    acknowledgement, 40 ms an answer."""
     sock = transport.get_extra_info("socket")
     if sock is not None:
-        with contextlib.suppress(OSError):
+        # A Unix socket refuses it; uvloop's socket of a connection already closed says so with ValueError.
+        with contextlib.suppress(OSError, ValueError):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 

@@ -13,10 +13,9 @@ from core.limits import per_address
 
 from . import invitations, selectors
 from .bots import PRACTICE_GROUPS
+from .models import GROUP_MAX
 from .rules import ENGINES
 
-# A match's group is a pool of players, as the course API's groups are: the same numbers.
-GROUP_MAX = 2**31 - 1
 SIGN_IN_FIRST = "Log in first to invite or answer"
 
 

@@ -13,6 +13,11 @@ def new_public_id() -> str:
     return secrets.token_hex(16)
 
 
+# The largest group number of a pool named by one (a course group, the group of an invitation): the course server's
+# groups are 32-bit integers.
+GROUP_MAX = 2**31 - 1
+
+
 class Game(models.Model):
     """One match of any game the platform hosts: its kind and options, where it stands (its engine's JSON), its
     timing, and how it ended (its players are its Seat rows)."""

@@ -353,8 +353,8 @@ def test_the_tables_stream_follows_the_table_and_its_game(api, server):
 
 
 def test_the_lean_handler_keeps_the_matches_of_the_latest_paths_only(monkeypatch):
-    """A path's view and arguments are resolved once and kept (clients poll the same paths), the latest paths only:
-    any path may be asked, and a process keeps no more than MATCHES_KEPT."""
+    """A path's view and arguments are resolved once and kept (clients poll the same paths), the latest short paths
+    only: any path may be asked, and a process keeps no more than MATCHES_KEPT."""
     from django.test import RequestFactory
 
     from protocols.course_api import handler
@@ -368,4 +368,7 @@ def test_the_lean_handler_keeps_the_matches_of_the_latest_paths_only(monkeypatch
         assert (match.func, match.kwargs) == (views.table, {"name": f"t{number}", "rest": "status/"})
     assert list(lean._matches) == ["/plakoto/t2/status/", "/plakoto/t3/status/", "/plakoto/t4/status/"]
     assert lean.resolve_request(factory.get("/plakoto/t4/status/")) is lean._matches["/plakoto/t4/status/"]
+    long = "/plakoto/t5/" + "x" * handler.MATCHED_PATH_MAX
+    assert lean.resolve_request(factory.get(long)).kwargs["rest"] == "x" * handler.MATCHED_PATH_MAX
+    assert long not in lean._matches
     assert lean.resolve_request(factory.get("/join")).func.__name__ == "join"

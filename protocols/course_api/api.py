@@ -20,9 +20,8 @@ from core.calls import arguments, refused
 from core.dbthread import in_database_thread
 from core.errors import Refusal
 from core.text import is_short_text, is_text
-from games.calls import GROUP_MAX
+from games.models import GROUP_MAX
 
-# Groups are stored in a 32-bit column (PositiveIntegerField on every database).
 INTEGER_TEXT = re.compile(r"-?[0-9]{1,18}")
 
 

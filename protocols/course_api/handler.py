@@ -38,8 +38,10 @@ from . import urls
 # The paths this handler serves come from the protocol's own URL patterns: a function added there is served here.
 API_PATHS = frozenset(f"/{pattern.pattern}" for pattern in urls.functions)
 SPECTATORS = [pattern.pattern.regex for pattern in urls.spectators]
-# Matches of paths kept by a process: every function's, and the latest of the lean mounts' (any path may be asked).
-MATCHES_KEPT = 20_000
+# Matches of paths kept by a process: every function's, and the latest of the lean mounts' short paths (any path may
+# be asked there: a match is about 2.6 KB, so at most about 13 MB).
+MATCHES_KEPT = 5_000
+MATCHED_PATH_MAX = 100
 
 
 def served_as_api(path: str) -> bool:
@@ -75,7 +77,8 @@ class ApiHandler(ASGIHandler):
         has no arguments), and those of the latest paths under a lean mount (a Plakoto table's `status/`, polled
         again and again). Building it each time was about 4 % of the CPU of an action, 8 % of a poll's."""
         path = request.path_info
-        if hasattr(request, "urlconf") or not (path in API_PATHS or path.startswith(transports.lean_prefixes())):
+        kept = path in API_PATHS or (len(path) <= MATCHED_PATH_MAX and path.startswith(transports.lean_prefixes()))
+        if hasattr(request, "urlconf") or not kept:
             return super().resolve_request(request)
         resolver = get_resolver()
         if resolver is not self._resolver:  # the URLconf changed (a test's settings): forget the old matches
