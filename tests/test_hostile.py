@@ -184,3 +184,13 @@ def test_unknown_paths_and_methods_get_json_errors(server):
             assert (status, json.loads(body)) == (405, {"error": f"Method {method} not allowed: use POST"})
     status, body = raw_request(server, b"GET / HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n")
     assert (status, json.loads(body)) == (400, {"error": "Bad request"})
+
+
+@pytest.mark.parametrize("level", [[1], {"level": 1}, True, 4, "2"])
+def test_a_computer_level_that_is_no_level_is_refused_in_every_game(server, level):
+    made = server.http.post("/draughts/rooms/", json={"computer": level})
+    assert made.status_code == 400 and made.json() == {"error": "computer is a level: 1, 2, 3"}
+    seated = server.http.post("/tables/plakoto/hostile-levels/computer", json={"level": level})
+    assert seated.status_code == 400 and seated.json() == {"errormesg": "level is one of 1, 2."}
+    fish = server.http.post("/tables/fish/hostile-levels/computer", json={"level": level})
+    assert fish.status_code == 400 and fish.json()["error_type"] == "Tournament_Error", fish.text

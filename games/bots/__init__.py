@@ -32,6 +32,11 @@ def levels_of(kind: str) -> tuple[int, ...]:
     return GAME_LEVELS.get(kind, tuple(LEVELS))
 
 
+def is_offered(kind: str, level: object) -> bool:
+    """Return whether a client's `level` (any JSON value) names a level the game offers."""
+    return not isinstance(level, bool) and level in levels_of(kind)
+
+
 # The course groups where a Tâb join is practice against the computer: group 900 + its level.
 PRACTICE_GROUPS = {900 + level: level for level in LEVELS}
 

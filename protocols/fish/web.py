@@ -56,15 +56,15 @@ def request_view(request: HttpRequest) -> JsonResponse:
 @require_POST
 def computer(request: HttpRequest, name: str) -> JsonResponse:
     """POST /tables/fish/<tournament>/computer {level}: the computer player takes the next free seat."""
-    from games.bots import LEVELS
+    from games.bots import is_offered, levels_of
 
     try:
         try:
             level = json.loads(request.body or b"{}").get("level", 2)
         except (ValueError, AttributeError):
             raise protocol.unknown('the body is a JSON object: {"level": 1}') from None
-        if level not in LEVELS or isinstance(level, bool):
-            raise FishError("Tournament_Error", f"level is one of {', '.join(map(str, LEVELS))}")
+        if not is_offered("fish", level):
+            raise FishError("Tournament_Error", f"level is one of {', '.join(map(str, levels_of('fish')))}")
         return JsonResponse({"color": services.seat_computer(name=name, level=level)})
     except FishError as error:
         return refusal(error)
