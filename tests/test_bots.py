@@ -126,16 +126,17 @@ def test_the_tree_search_finds_the_winning_take_where_nothing_is_left_to_chance(
 
 
 def test_a_game_offers_only_levels_that_truly_differ():
-    from games.bots import GREEDY, LEVELS, RANDOM, Budget, choose, levels_of
-
-    assert levels_of("tab") == levels_of("draughts") == levels_of("fish") == tuple(LEVELS)
+    levels_of = bots.levels_of
+    assert levels_of("tab") == levels_of("draughts") == levels_of("fish") == tuple(bots.LEVELS)
     # Plakoto's search wins no more than greedy play (BENCHMARKS.md): a seated level 3 plays greedily.
-    assert levels_of("plakoto") == (RANDOM, GREEDY)
+    assert levels_of("plakoto") == (bots.RANDOM, bots.GREEDY)
     engine = find_engine("plakoto")
     for seed in range(3):
         state = engine.new(2, {}, random.Random(seed))
         engine.apply(state, engine.to_act(state), engine.automatic(state), random.Random(seed))
         seat = engine.to_act(state)
-        greedy = choose(engine, state, seat, GREEDY, random.Random(seed))
-        searched = choose(engine, state, seat, 3, random.Random(seed), Budget(seconds=math.inf, positions=50))
+        greedy = bots.choose(engine, state, seat, bots.GREEDY, random.Random(seed))
+        searched = bots.choose(
+            engine, state, seat, bots.SEARCH, random.Random(seed), bots.Budget(seconds=math.inf, positions=50)
+        )
         assert searched == greedy

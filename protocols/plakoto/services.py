@@ -246,10 +246,10 @@ def piece_move(*, name: str, token: str | None, x: int, y: int, destination: int
         row = _move_query.first(name)
         if not token:
             raise ApiError("token is not set.")
-        colour = None if row is None else _colour(row[1], row[2], token)
+        pk, white, black, public_id, status = row or (None, "", "", None, None)
+        colour = _colour(white, black, token)
         if row is None or colour is None:
             raise ApiError("You are not a player of this game.")
-        pk, _, _, public_id, status = row
         if public_id is None or status != Game.Status.PLAYING:
             raise ApiError("Game is not in action.")
 
@@ -287,7 +287,10 @@ def piece_move(*, name: str, token: str | None, x: int, y: int, destination: int
 
 def cell(state: State, x: int, y: int) -> dict[str, Any]:
     stack = state.points[x]
-    piece = stack[y - 1] if y <= len(stack) else None
+    return _cell(x, y, stack[y - 1] if y <= len(stack) else None)
+
+
+def _cell(x: int, y: int, piece: tuple[str, int] | None) -> dict[str, Any]:
     return {
         "x": x,
         "y": y,
@@ -328,11 +331,7 @@ def _moves(state: State, plan: dict[tuple[int, int], int], mover: str, origin: i
 def _cell_json(x: int, y: int, piece: tuple[str, int] | None) -> str:
     """A cell's JSON without moves: a board is 360 cells, and clients read it often. Every cell that can be (24 × at
     most 30 heights × 31 pieces or none) is written once."""
-    colour, number = piece if piece else (None, None)
-    b_color = "W" if x % 2 else "B"
-    return json.dumps(
-        {"x": x, "y": y, "b_color": b_color, "piece_color": colour, "piece": None if piece is None else f"P{number}"}
-    )
+    return json.dumps(_cell(x, y, piece))
 
 
 def board_json(state: State, mover: str | None) -> str:
@@ -343,14 +342,11 @@ def board_json(state: State, mover: str | None) -> str:
         stack = state.points[x]
         height = len(stack)
         for y in range(1, max(15, height) + 1):
-            if y <= height:
-                piece = stack[y - 1]
-                if mover and y == height and piece[0] == mover:
-                    parts.append(json.dumps({**cell(state, x, y), "moves": _moves(state, plan, mover, x)}))
-                    continue
-                parts.append(_cell_json(x, y, (piece[0], piece[1])))
+            piece = (stack[y - 1][0], stack[y - 1][1]) if y <= height else None
+            if mover and y == height and piece and piece[0] == mover:
+                parts.append(json.dumps({**_cell(x, y, piece), "moves": _moves(state, plan, mover, x)}))
             else:
-                parts.append(_cell_json(x, y, None))
+                parts.append(_cell_json(x, y, piece))
     return "[" + ", ".join(parts) + "]"
 
 
