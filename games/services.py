@@ -504,15 +504,22 @@ def game_act(
     given, sees the position first (the player being on turn): what it raises refuses the action, as a protocol's
     own checks do, in their order, before the rules'."""
     now = timezone.now()
-    with transaction.atomic():
-        game, engine, state, seat = _playing_game(public_id, user_id, not_your_turn=not_your_turn, now=now)
-        if game is not None:
-            if check is not None:
-                check(state)
-            try:
-                played = engine.apply(state, seat, action, RANDOM)
-            except IllegalAction as error:
-                raise GameError(str(error), rule=error) from None
+    refusal: Refusal | None = None
+    # Without a savepoint of its own (two statements fewer an action, in a batch of the database thread): what refuses
+    # the action comes before anything is written, leaves the block as if nothing happened, and is raised after it.
+    with transaction.atomic(savepoint=False):
+        try:
+            game, engine, state, seat = _playing_game(public_id, user_id, not_your_turn=not_your_turn, now=now)
+            if game is not None:
+                if check is not None:
+                    check(state)
+                try:
+                    played = engine.apply(state, seat, action, RANDOM)
+                except IllegalAction as error:
+                    raise GameError(str(error), rule=error) from None
+        except Refusal as error:
+            refusal = error
+        if refusal is None and game is not None:
             if game.clock_ms is None:
                 game.deadline = _deadline(game, now)
             else:
@@ -528,6 +535,8 @@ def game_act(
             _record(game, played.kind, user_id, dict(played.data), now, state)
             _automatic(game, engine, state, now)
             return Acted(played, game.state, state)
+    if refusal is not None:
+        raise refusal
     # The clock on turn ran out before the action came: the game ended (committed above), and the action is refused.
     raise GameError(TIME_UP)
 

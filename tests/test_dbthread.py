@@ -93,3 +93,42 @@ def test_the_thread_survives_every_kind_of_failure(database_thread):
 
     assert isinstance(outcomes[0], RuntimeError) and outcomes[1] == 5
     assert run_batch(database_thread, [(room_add, 6)]) == [6]
+
+
+def test_refused_actions_in_a_batch_change_nothing_and_leave_the_others_applied(database_thread):
+    from games.models import Game
+    from games.rules import tab
+    from games.services import GameError, NotYourTurn, game_act, match_join, seat_on_turn
+
+    from .factories import UserFactory
+
+    games = []
+    for pair in range(2):
+        first, second = (UserFactory(username=f"p{pair}{seat}").pk for seat in range(2))
+        match_join(user_id=first, kind="tab", options={"size": 9}, pool="1")
+        game = match_join(user_id=second, kind="tab", options={"size": 9}, pool="1")
+        games.append((game.public_id, seat_on_turn(game)[1], first if seat_on_turn(game)[1] == second else second))
+    (one, on_turn_one, _), (two, on_turn_two, waiting_two) = games
+    before = {game.public_id: (game.version, game.state, game.events.count()) for game in Game.objects.all()}
+
+    def act(public_id: str, user_id: int, action: object):
+        return game_act(public_id=public_id, user_id=user_id, action=action)
+
+    outcomes = run_batch(
+        database_thread,
+        [
+            (act, one, on_turn_one, tab.Roll()),
+            (act, two, waiting_two, tab.Roll()),  # out of turn
+            (act, two, on_turn_two, tab.Select(0)),  # the rules refuse it: the sticks are not thrown yet
+            (act, two, on_turn_two, tab.Roll()),
+        ],
+    )
+
+    assert isinstance(outcomes[1], NotYourTurn)
+    assert isinstance(outcomes[2], GameError) and outcomes[2].rule is not None
+    for public_id, outcome in ((one, outcomes[0]), (two, outcomes[3])):
+        assert outcome.played.kind == "throw"
+        game = Game.objects.get(public_id=public_id)
+        version, state, logged = before[public_id]
+        assert (game.version, game.events.count()) == (version + 1, logged + 1)
+        assert game.state == outcome.position != state

@@ -88,3 +88,17 @@ def test_the_seats_of_a_started_game_are_read_once(alice, bob, django_assert_num
         for _ in range(2):
             with django_assert_num_queries(2):
                 store.game_locked(waiting.public_id)
+
+
+def test_a_games_log_is_read_through_the_index_of_its_order(alice, bob):
+    game, _ = twins(alice, bob)
+    log = GameEvent.objects.filter(game=game).order_by("seq")
+    if transaction.get_connection().vendor == "postgresql":
+        with transaction.atomic():  # a table of a few rows is scanned otherwise, index or not
+            with transaction.get_connection().cursor() as cursor:
+                cursor.execute("SET LOCAL enable_seqscan = off")
+            plan = log.explain()
+        assert "game_event_seq_unique" in plan, plan
+    else:
+        plan = log.explain()
+        assert "USING INDEX sqlite_autoindex_games_gameevent_1 (game_id=?)" in plan, plan
