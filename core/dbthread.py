@@ -2,10 +2,12 @@
 
 A server process starts one (`start()`, from tabsite/asgi.py). Calls queue up for it, and it takes all the waiting
 ones at once and runs them in one transaction. A call's writes must be in its own `transaction.atomic()` (every
-service's are), which nests as a savepoint: a refused action undoes only itself. This is group commit: under load one
+service's are), which nests as a savepoint (a game's action has none: it refuses before writing anything): a refused
+call undoes only itself. This is group commit: under load one
 commit, one wake-up of the thread and one of the event loop serve many actions, where each action used to pay for all
 three; when the server is quiet a batch is a single call and nothing waits for company. Results and errors reach the
-callers only after the commit, and the updates are published on commit, as before.
+callers only after the commit; the updates of a batch are published once it has committed, together (one trip to
+Redis for the batch: `around_each_batch`, games.publication.gathered), before any caller has its answer.
 
 If the transaction of a batch fails as a whole (a deadlock between two server processes on PostgreSQL, a lost
 connection), nothing of it was committed: each call is run again alone, in its own transaction, and gets its own
@@ -111,7 +113,10 @@ class DatabaseThread:
             if not batch:
                 continue
             try:
-                self.run_batch(batch)
+                with contextlib.ExitStack() as around:
+                    for context in _around_batches:
+                        around.enter_context(context())
+                    self.run_batch(batch)
             except Exception as error:  # the thread must live on: every caller hears of it
                 logger.exception("database calls failed")
                 for call in batch:
@@ -149,6 +154,16 @@ class DatabaseThread:
                 with contextlib.suppress(DatabaseError):
                     close_old_connections()
                 call.run()
+
+
+# What each batch runs inside, given by the apps that need it (games.publication: the batch's updates sent together).
+_around_batches: list[Callable[[], contextlib.AbstractContextManager]] = []
+
+
+def around_each_batch(context: Callable[[], contextlib.AbstractContextManager]) -> None:
+    """Run every batch of the database thread inside `context()`."""
+    if context not in _around_batches:
+        _around_batches.append(context)
 
 
 _thread: DatabaseThread | None = None

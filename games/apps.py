@@ -6,9 +6,12 @@ class GamesConfig(AppConfig):
     verbose_name = "Games"
 
     def ready(self) -> None:
+        from core import dbthread
+
         from . import invitations, lobby, publication, selectors
 
         publication.install()
+        dbthread.around_each_batch(publication.gathered)
         # Tâb's matches between accounts are the platform's own: its page seats them.
         lobby.register_seeks("tab", selectors.tab_seeks)
         invitations.INVITABLE.add("tab")

@@ -7,7 +7,8 @@ their texts, so a thousand followers cost one rendering, not a thousand. Followe
 `Subscription` and pick their transport's text, or, when their transport renders nothing, read the match themselves.
 
 Events travel through django-eventstream: inside one process its listener manager wakes the subscriptions of the
-match's channel; with REDIS_URL set, the event goes through Redis to every server process.
+match's channel; with REDIS_URL set, the event goes through Redis to every server process (the events of one batch of
+the database thread together, `gathered`).
 
 This is the one module that relies on django-eventstream beyond `send_event`: its listeners (`Listener`: `aevent`,
 `channel_items`, `overflow`, `assign_loop`), the manager's `lock`, `listeners_by_channel`, `add_to_queues` and
@@ -28,7 +29,7 @@ import json
 import logging
 import threading
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from typing import Any
 
@@ -106,22 +107,65 @@ REDIS_CHANNEL = "events_channel"  # django-eventstream's
 RECONNECT_DELAYS = (0.2, 0.5, 1.0, 2.0)
 
 
+# The events of the calls that a thread runs together (a batch of the database thread: `gathered`), sent at its end.
+_gathering = threading.local()
+
+
+@contextlib.contextmanager
+def gathered() -> Iterator[None]:
+    """Send the events of the changes committed inside the block together when it ends: through Redis, one trip for
+    a whole batch of the database thread's calls instead of one per change (the thread waits for each trip)."""
+    if getattr(_gathering, "events", None) is not None:
+        yield  # already gathering: the outer block sends them
+        return
+    events: list[tuple[str, str, str]] = []
+    _gathering.events = events
+    try:
+        yield
+    finally:
+        _gathering.events = None
+        if events:
+            try:
+                _send_all(events)
+            except Exception:  # the changes are committed whatever happens to their publication (robust on_commit)
+                logger.exception("publishing %d updates failed", len(events))
+
+
 def send(channel: str, event_type: str, data: str) -> None:
-    """Send an event to every process; without Redis, at least to this one.
+    """Send an event to every process; without Redis, at least to this one. Inside `gathered()`, when the block ends.
 
     What django-eventstream's send_event does for us, without the rest of it: no event storage is configured, and
     no GRIP proxy, whose publication send_event prepares for every event anyway (a third of its cost).
     """
-    event = Event(channel, event_type, data)
+    events = getattr(_gathering, "events", None)
+    if events is not None and eventstream.redis_client is not None:
+        events.append((channel, event_type, data))
+    else:
+        _send_all([(channel, event_type, data)])
+
+
+def _send_all(events: list[tuple[str, str, str]]) -> None:
+    manager = get_listener_manager()
     if eventstream.redis_client is None:
-        get_listener_manager().add_to_queues(channel, event)
+        for channel, event_type, data in events:
+            manager.add_to_queues(channel, Event(channel, event_type, data))
         return
-    message = {"channel": channel, "event_type": event_type, "data": data, "pub_id": None}
     try:
-        eventstream.redis_client.publish(REDIS_CHANNEL, json.dumps(message))
+        pipeline = eventstream.redis_client.pipeline(transaction=False)
+        for channel, event_type, data in events:
+            message = {"channel": channel, "event_type": event_type, "data": data, "pub_id": None}
+            pipeline.publish(REDIS_CHANNEL, json.dumps(message))
+        pipeline.execute()
     except redis.RedisError as error:
-        logger.error("Redis unreachable (%s): an update of %s reached only this process's streams", error, channel)
-        get_listener_manager().add_to_queues(channel, event)
+        # Some may have gone through before the error: a follower drops what it has seen already (versions).
+        logger.error(
+            "Redis unreachable (%s): %d updates (%s, …) reached only this process's streams",
+            error,
+            len(events),
+            events[0][0],
+        )
+        for channel, event_type, data in events:
+            manager.add_to_queues(channel, Event(channel, event_type, data))
 
 
 def updates_cut() -> bool:

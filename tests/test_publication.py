@@ -3,10 +3,12 @@ that get what is published, and the wake-ups of a batch's followers with one cal
 
 import asyncio
 import inspect
+import json
 import re
 import threading
 from importlib.metadata import version
 
+import pytest
 from django_eventstream import eventstream
 from django_eventstream.views import Listener, get_listener_manager
 
@@ -122,3 +124,66 @@ def test_waking_the_streams_of_a_closed_loop_does_nothing():
     assert errors == []
     assert not any(listener.aevent.is_set() for listener in listeners)
     assert listeners[0].wakeups.events == []  # nothing kept for a loop that will never run
+
+
+@pytest.fixture
+def redis_publisher(monkeypatch):
+    """Events published through the tests' real Redis, as with REDIS_URL: yield a subscriber to django-eventstream's
+    channel there."""
+    import redis
+
+    from .conftest import require
+    from .live import REDIS_TEST_URL, redis_available
+
+    require(redis_available(), "Redis")
+    monkeypatch.setattr(eventstream, "redis_client", redis.Redis.from_url(REDIS_TEST_URL))
+    subscriber = redis.Redis.from_url(REDIS_TEST_URL).pubsub(ignore_subscribe_messages=True)
+    subscriber.subscribe(publication.REDIS_CHANNEL)
+    assert subscriber.get_message(timeout=5) is None  # the subscription's confirmation, left out
+    yield subscriber
+    subscriber.close()
+
+
+def received(subscriber, count: int) -> list[str]:
+    messages = []
+    while len(messages) < count and (message := subscriber.get_message(timeout=5)) is not None:
+        messages.append(json.loads(message["data"])["data"])
+    return messages
+
+
+@pytest.mark.redis
+def test_the_events_of_a_batch_go_to_redis_together_when_it_ends(redis_publisher):
+    pipelines = []
+    pipeline = eventstream.redis_client.pipeline
+    eventstream.redis_client.pipeline = lambda **options: pipelines.append(options) or pipeline(**options)
+    events = [publication.encode(version, False, {"t": str(version)}) for version in (1, 2, 3)]
+    with publication.gathered():
+        for data in events:
+            publication.send(publication.channel_name("abc"), publication.EVENT_TYPE, data)
+        with publication.gathered():  # a block inside leaves the sending to the outer one
+            pass
+        assert pipelines == []
+    assert len(pipelines) == 1
+    assert received(redis_publisher, 3) == events
+    publication.send(publication.channel_name("abc"), publication.EVENT_TYPE, events[0])  # outside: at once
+    assert received(redis_publisher, 1) == events[:1]
+
+
+def test_the_events_of_a_batch_reach_this_processs_streams_when_redis_is_down(monkeypatch):
+    import redis
+
+    monkeypatch.setattr(eventstream, "redis_client", redis.Redis.from_url("redis://127.0.0.1:1/0"))  # nothing there
+
+    async def main():
+        subscription = publication.Subscription("abc")
+        try:
+            with publication.gathered():
+                for version in (1, 2):
+                    data = publication.encode(version, False, {"t": str(version)})
+                    publication.send(publication.channel_name("abc"), publication.EVENT_TYPE, data)
+            return await asyncio.wait_for(subscription.next(), 5)
+        finally:
+            subscription.close()
+
+    events, lost = asyncio.run(main())
+    assert (events, lost) == ([(1, False, {"t": "1"}), (2, False, {"t": "2"})], False)
