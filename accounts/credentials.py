@@ -69,18 +69,25 @@ def _fingerprint(nick: str, password: str) -> str:
 
 def remembered_user_id(nick: str, password: str) -> int | None:
     """Return the user id verified recently for this exact nick and password, else None."""
+    return remembered_user_id_with(nick, password, ())[0]
+
+
+def remembered_user_id_with(nick: str, password: str, keys: tuple[str, ...]) -> tuple[int | None, dict]:
+    """`remembered_user_id`, and what the cache holds at other `keys`, read in the same trip (a dict without the keys
+    it does not hold)."""
     cache, key = thread_cache(), _key(nick)
-    entry = cache.get(key)
+    found = cache.get_many([key, *keys])
+    entry = found.pop(key, None)
     # A miss, or the shared cache unreachable? django-redis answers None for both, but has_key answers None only for
     # the latter (a bool otherwise): asked on a miss alone, which is rare.
     if entry is None and cache.has_key(key) is None:
         entry = local_pairs.get(key)
     if entry is None:
-        return None
+        return None, found
     fingerprint, user_id = entry
     if hmac.compare_digest(fingerprint, _fingerprint(nick, password)):
-        return user_id
-    return None
+        return user_id, found
+    return None, found
 
 
 def remember(nick: str, password: str, user_id: int) -> None:

@@ -61,10 +61,15 @@ def _window() -> tuple[int, int]:
     return int(now // WINDOW), max(1, WINDOW - int(now % WINDOW))
 
 
+def _counter(name: str, *who: str) -> tuple[str, int]:
+    """Return the cache key of the count of `name` for `who` in this minute, and the seconds left."""
+    window, left = _window()
+    return f"tab:limit:{name}:{_digest(*who)}:{window}", left
+
+
 def _count(name: str, *who: str, add: bool) -> tuple[int, int]:
     """Return the count of `name` for `who` in this minute (after adding one if `add`) and the seconds left."""
-    window, left = _window()
-    key = f"tab:limit:{name}:{_digest(*who)}:{window}"
+    key, left = _counter(name, *who)
     cache = thread_cache()
     if not add:
         return cache.get(key) or 0, left
@@ -79,11 +84,24 @@ def _count(name: str, *who: str, add: bool) -> tuple[int, int]:
 
 def check_login(nick: str) -> None:
     """Refuse a password check for a nick that had too many wrong passwords from this address this minute."""
-    limit = settings.TAB_LOGIN_FAILURES_PER_MINUTE
-    if not limit:
-        return
-    failures, left = _count("login", nick, current_address.get(), add=False)
-    if failures >= limit:
+    failures = login_failures(nick)
+    if failures is not None:
+        key, _ = failures
+        check_login_failures(failures, thread_cache().get(key) or 0)
+
+
+def login_failures(nick: str) -> tuple[str, int] | None:
+    """Return the cache key of the nick's wrong passwords from this address this minute and the seconds left, or None
+    when they are not limited: to be read with other keys in one trip, then given to `check_login_failures`."""
+    if not settings.TAB_LOGIN_FAILURES_PER_MINUTE:
+        return None
+    return _counter("login", nick, current_address.get())
+
+
+def check_login_failures(failures: tuple[str, int], count: int) -> None:
+    """`check_login`, with the count read at the key that `login_failures` gave."""
+    _, left = failures
+    if count >= settings.TAB_LOGIN_FAILURES_PER_MINUTE:
         raise Throttled(f"Too many wrong passwords for this nick: try again in {left} s", left)
 
 

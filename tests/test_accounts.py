@@ -168,6 +168,41 @@ def test_while_redis_is_reachable_it_alone_is_believed(settings):
     assert credentials.remembered_user_id("zp", "secret") is None
 
 
+@pytest.mark.redis
+def test_a_remembered_pair_and_the_nicks_wrong_passwords_are_one_trip_to_redis(settings):
+    import redis
+
+    from accounts.services import remembered_user_id
+    from core import limits
+
+    from .conftest import require
+    from .live import REDIS_TEST_URL, redis_available, redis_flush
+
+    require(redis_available(), "Redis")
+    redis_flush()
+    settings.CACHES = redis_cache(REDIS_TEST_URL)
+    settings.TAB_LOGIN_FAILURES_PER_MINUTE = 2
+    user_register(nick="zp", password="secret")
+    user_id = User.objects.get(username="zp").pk
+    server = redis.Redis.from_url(REDIS_TEST_URL)
+    database = server.connection_pool.connection_kwargs.get("db", 0)
+    marker = redis.Redis.from_url(REDIS_TEST_URL)
+    marker.ping()  # connected before: its handshake is not counted
+    with server.monitor() as monitor:  # every command the server runs, of any client and database
+        assert remembered_user_id("zp", "secret") == user_id
+        marker.echo("seen")
+        commands = []
+        while (command := monitor.next_command())["command"] != "ECHO seen":
+            if command["db"] == database:
+                commands.append(command["command"].split()[0])
+    assert commands == ["MGET"]
+    # The wrong passwords are counted all the same: the nick is throttled, right guess or wrong.
+    limits.login_failed("zp")
+    limits.login_failed("zp")
+    with pytest.raises(limits.Throttled):
+        remembered_user_id("zp", "secret")
+
+
 def test_hashing_refuses_at_once_what_it_could_not_do_promptly():
     import asyncio
     import threading
