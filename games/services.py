@@ -7,9 +7,10 @@ views, the deadline sweeper, the computer players and admin actions all call the
 game.
 """
 
+import contextlib
 import math
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -504,22 +505,15 @@ def game_act(
     given, sees the position first (the player being on turn): what it raises refuses the action, as a protocol's
     own checks do, in their order, before the rules'."""
     now = timezone.now()
-    refusal: Refusal | None = None
-    # Without a savepoint of its own (two statements fewer an action, in a batch of the database thread): what refuses
-    # the action comes before anything is written, leaves the block as if nothing happened, and is raised after it.
-    with transaction.atomic(savepoint=False):
-        try:
-            game, engine, state, seat = _playing_game(public_id, user_id, not_your_turn=not_your_turn, now=now)
-            if game is not None:
-                if check is not None:
-                    check(state)
-                try:
-                    played = engine.apply(state, seat, action, RANDOM)
-                except IllegalAction as error:
-                    raise GameError(str(error), rule=error) from None
-        except Refusal as error:
-            refusal = error
-        if refusal is None and game is not None:
+    with checked_then_written():
+        game, engine, state, seat = _playing_game(public_id, user_id, not_your_turn=not_your_turn, now=now)
+        if game is not None:
+            if check is not None:
+                check(state)
+            try:
+                played = engine.apply(state, seat, action, RANDOM)
+            except IllegalAction as error:
+                raise GameError(str(error), rule=error) from None
             if game.clock_ms is None:
                 game.deadline = _deadline(game, now)
             else:
@@ -535,10 +529,25 @@ def game_act(
             _record(game, played.kind, user_id, dict(played.data), now, state)
             _automatic(game, engine, state, now)
             return Acted(played, game.state, state)
-    if refusal is not None:
-        raise refusal
     # The clock on turn ran out before the action came: the game ended (committed above), and the action is refused.
     raise GameError(TIME_UP)
+
+
+@contextlib.contextmanager
+def checked_then_written() -> Iterator[None]:
+    """The transaction of a service that refuses (raises a Refusal) only where what it wrote so far stands on its own:
+    before its first write, or after a whole change (a game its clock ended just before the action came). Without a
+    savepoint of its own: two statements fewer in a batch of the database thread (an action is the busiest write). A
+    refusal leaves the block normally, keeping what stands, and is raised once it is closed; anything else raised
+    undoes the whole transaction (core/dbthread.py then runs the batch's calls again one by one)."""
+    refusal: Refusal | None = None
+    with transaction.atomic(savepoint=False):
+        try:
+            yield
+        except Refusal as error:
+            refusal = error
+    if refusal is not None:
+        raise refusal
 
 
 def _automatic(game: Game, engine: Engine, state: object, now: datetime) -> None:

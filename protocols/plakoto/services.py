@@ -30,7 +30,7 @@ from games import lobby, publication, store
 from games.lobby import Seek
 from games.models import Game
 from games.rules.plakoto import BLACK, OFF, SIDES, WHITE, Move, State
-from games.services import GameError, NotYourTurn, game_act, game_end, match_open, match_start
+from games.services import GameError, NotYourTurn, checked_then_written, game_act, game_end, match_open, match_start
 
 from .models import Table
 
@@ -242,7 +242,7 @@ def piece_move(*, name: str, token: str | None, x: int, y: int, destination: int
     with the checks of the API in their order. Return the board as the mover sees it then (`board_json`), from the
     position the move left (with the dice of the turn it began, if it ended one)."""
     now = timezone.now()
-    with transaction.atomic():
+    with checked_then_written():
         row = _move_query.first(name)
         if not token:
             raise ApiError("token is not set.")
