@@ -214,6 +214,14 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / f"test-db-{os.getpid()}.sqlite3")}
 else:
     DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{os.getpid()}"}
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        # The values travel apart from the statement, which PostgreSQL prepares once per connection after a few runs:
+        # Django's default binding writes every value into the statement's text in Python, a fifth of an action's
+        # database work, and PostgreSQL then parses and plans each statement again (BENCHMARKS.md). Prepared
+        # statements do not survive a pooler in transaction mode (PgBouncer): PG_PREPARE_THRESHOLD=0 turns them off.
+        DATABASES["default"].setdefault("OPTIONS", {}).update(
+            server_side_binding=True, prepare_threshold=env_int("PG_PREPARE_THRESHOLD", 5) or None
+        )
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

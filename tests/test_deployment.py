@@ -52,6 +52,19 @@ def test_debug_is_off_unless_asked():
     assert manage(*show, **PRODUCTION).stdout.split() == ["False", "True"]
 
 
+def test_postgresql_gets_its_values_apart_and_prepares_statements_unless_told_not_to():
+    show = (
+        "shell",
+        "--no-imports",
+        "-c",
+        "from django.conf import settings; options = settings.DATABASES['default']['OPTIONS'];"
+        "print(options['server_side_binding'], options['prepare_threshold'])",
+    )
+    url = "postgresql://someone@db.example.org:5432/tab"
+    assert manage(*show, DATABASE_URL=url).stdout.split() == ["True", "5"]
+    assert manage(*show, DATABASE_URL=url, PG_PREPARE_THRESHOLD="0").stdout.split() == ["True", "None"]
+
+
 @pytest.mark.django_db
 def test_passwords_are_stored_only_as_django_hashes(api, settings):
     settings.PASSWORD_HASHERS = project_settings.PASSWORD_HASHERS
