@@ -42,7 +42,8 @@ def remembered_user_id(nick: str, password: str) -> int | None:
     """Return the user id verified recently for this nick and password, unless the nick is throttled."""
     # The nick's wrong passwords and its remembered pair in one trip to the cache (Redis: each action asks).
     failures = limits.login_failures(nick)
-    user_id, found = credentials.remembered_user_id_with(nick, password, () if failures is None else failures[:1])
+    also = () if failures is None else (failures[0],)
+    user_id, found = credentials.remembered_user_id_with(nick, password, also)
     # Before the remembered pair's answer: while a nick is throttled, a right guess must not be told from a wrong one.
     if failures is not None:
         limits.check_login_failures(failures, found.get(failures[0]) or 0)

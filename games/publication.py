@@ -145,10 +145,8 @@ def send(channel: str, event_type: str, data: str) -> None:
 
 
 def _send_all(events: list[tuple[str, str, str]]) -> None:
-    manager = get_listener_manager()
     if eventstream.redis_client is None:
-        for channel, event_type, data in events:
-            manager.add_to_queues(channel, Event(channel, event_type, data))
+        _to_this_process(events)
         return
     try:
         pipeline = eventstream.redis_client.pipeline(transaction=False)
@@ -164,8 +162,13 @@ def _send_all(events: list[tuple[str, str, str]]) -> None:
             len(events),
             events[0][0],
         )
-        for channel, event_type, data in events:
-            manager.add_to_queues(channel, Event(channel, event_type, data))
+        _to_this_process(events)
+
+
+def _to_this_process(events: list[tuple[str, str, str]]) -> None:
+    manager = get_listener_manager()
+    for channel, event_type, data in events:
+        manager.add_to_queues(channel, Event(channel, event_type, data))
 
 
 def updates_cut() -> bool:

@@ -37,6 +37,11 @@ def is_offered(kind: str, level: object) -> bool:
     return not isinstance(level, bool) and level in levels_of(kind)
 
 
+def offered_text(kind: str) -> str:
+    """Return the levels a game offers as a refusal names them: "1, 2, 3"."""
+    return ", ".join(map(str, levels_of(kind)))
+
+
 # The course groups where a Tâb join is practice against the computer: group 900 + its level.
 PRACTICE_GROUPS = {900 + level: level for level in LEVELS}
 

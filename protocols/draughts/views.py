@@ -18,7 +18,7 @@ from core import limits
 from core.dbthread import in_worker_thread
 from core.errors import Refusal
 from core.sse import event_stream, follow
-from games.bots import is_offered, levels_of
+from games.bots import is_offered, offered_text
 from games.publication import Subscription
 
 from . import services
@@ -84,7 +84,7 @@ def room_create(request: HttpRequest) -> JsonResponse:
     body = _body(request)
     level, colour, hold = body.get("computer"), body.get("colour"), body.get("hold", True)
     if level is not None and not is_offered("draughts", level):
-        raise BadRequest(f"computer is a level: {', '.join(map(str, levels_of('draughts')))}")
+        raise BadRequest(f"computer is a level: {offered_text('draughts')}")
     if colour not in (None, "w", "b"):
         raise BadRequest('colour is "w" or "b"')
     if not isinstance(hold, bool):

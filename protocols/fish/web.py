@@ -56,7 +56,7 @@ def request_view(request: HttpRequest) -> JsonResponse:
 @require_POST
 def computer(request: HttpRequest, name: str) -> JsonResponse:
     """POST /tables/fish/<tournament>/computer {level}: the computer player takes the next free seat."""
-    from games.bots import is_offered, levels_of
+    from games.bots import is_offered, offered_text
 
     try:
         try:
@@ -64,7 +64,7 @@ def computer(request: HttpRequest, name: str) -> JsonResponse:
         except (ValueError, AttributeError):
             raise protocol.unknown('the body is a JSON object: {"level": 1}') from None
         if not is_offered("fish", level):
-            raise FishError("Tournament_Error", f"level is one of {', '.join(map(str, levels_of('fish')))}")
+            raise FishError("Tournament_Error", f"level is one of {offered_text('fish')}")
         return JsonResponse({"color": services.seat_computer(name=name, level=level)})
     except FishError as error:
         return refusal(error)

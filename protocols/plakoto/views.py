@@ -215,7 +215,7 @@ def seat(request: HttpRequest, name: str, colour: str) -> JsonResponse:
 @csrf_exempt
 def computer(request: HttpRequest, name: str) -> JsonResponse:
     """POST /tables/plakoto/<table>/computer {level}: the page's "play the computer": it takes the free seat."""
-    from games.bots import is_offered, levels_of
+    from games.bots import is_offered, offered_text
 
     try:
         if not TABLE_NAME.fullmatch(name):
@@ -224,7 +224,7 @@ def computer(request: HttpRequest, name: str) -> JsonResponse:
             raise _not_allowed(request)
         level = _body(request).get("level", 2)
         if not is_offered("plakoto", level):
-            raise ApiError(f"level is one of {', '.join(map(str, levels_of('plakoto')))}.")
+            raise ApiError(f"level is one of {offered_text('plakoto')}.")
         return answer([{"piece_color": services.seat_computer(name=name, level=level)}])
     except ApiError as error:
         return refusal(error)
