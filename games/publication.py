@@ -238,11 +238,29 @@ class SupervisedRedisListener:
 
     @staticmethod
     def deliver(raw: bytes) -> None:
+        manager = get_listener_manager()
+        # Every process gets every change; most are followed in another process. Those are dropped unread: the
+        # channel is read off the head of the message, which `_send_all` writes (anything else is decoded in full).
+        channel = _channel_of(raw)
+        if channel is not None and not manager.listeners_by_channel.get(channel):
+            return
         event = json.loads(raw)
         channel = event["channel"]
-        get_listener_manager().add_to_queues(
-            channel, Event(channel, event["event_type"], event["data"], id=event["pub_id"])
-        )
+        manager.add_to_queues(channel, Event(channel, event["event_type"], event["data"], id=event["pub_id"]))
+
+
+_HEAD = b'{"channel": "'
+
+
+def _channel_of(raw: bytes) -> str | None:
+    """The channel of a message as `_send_all` writes it (its first key, a plain text), or None."""
+    if not isinstance(raw, bytes) or not raw.startswith(_HEAD):
+        return None
+    end = raw.find(b'"', len(_HEAD))
+    name = raw[len(_HEAD) : end]
+    if end < 0 or b"\\" in name:
+        return None
+    return name.decode()
 
 
 def install() -> None:

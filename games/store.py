@@ -146,6 +146,14 @@ def game_locked(public_id: str) -> Game | None:
     return game
 
 
+def _changed(value: object, stored: object) -> bool:
+    """Whether a column's value is not the one read: a JSON column's (a dict or a list, which an action replaces
+    rather than changes in place) by identity, where comparing the position's contents cost more than writing it."""
+    if isinstance(value, dict | list):
+        return value is not stored
+    return value != stored
+
+
 def _remember_stored(game: Game) -> None:
     """Note what the database holds of the game, so that saving it writes only what changed."""
     game._stored_values = {name: getattr(game, _ATTNAMES[name]) for name in GAME_SAVED}
@@ -157,7 +165,9 @@ def game_save(game: Game, state: object = None) -> None:
 
     Only the columns that changed since the game was read: an index on a column that is left out is not touched."""
     stored = getattr(game, "_stored_values", None)
-    names = tuple(name for name in GAME_SAVED if stored is None or getattr(game, _ATTNAMES[name]) != stored[name])
+    names = tuple(
+        name for name in GAME_SAVED if stored is None or _changed(getattr(game, _ATTNAMES[name]), stored[name])
+    )
     written = prepared.update(Game, game.pk, {name: getattr(game, _ATTNAMES[name]) for name in names})
     _remember_stored(game)
     if state is not None and game.status == Game.Status.PLAYING and "state" in names:

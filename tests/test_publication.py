@@ -187,3 +187,32 @@ def test_the_events_of_a_batch_reach_this_processs_streams_when_redis_is_down(mo
 
     events, lost = asyncio.run(main())
     assert (events, lost) == ([(1, False, {"t": "1"}), (2, False, {"t": "2"})], False)
+
+
+@pytest.mark.redis
+def test_a_process_takes_from_redis_the_changes_its_streams_follow_and_drops_the_rest(redis_publisher):
+    """What `_send_all` publishes, as the listener of every process gets it: the changes of a match followed here are
+    queued for its followers; the others (followed in other processes) are dropped before they are decoded. A message
+    of another shape (the library's own send_event) is decoded in full, as before."""
+    followed, elsewhere = publication.channel_name("abc"), publication.channel_name("xyz")
+    first, second, third = (publication.encode(version, False, {"t": str(version)}) for version in (1, 2, 3))
+    publication._send_all([(elsewhere, publication.EVENT_TYPE, first), (followed, publication.EVENT_TYPE, second)])
+    raws = []
+    while len(raws) < 2 and (message := redis_publisher.get_message(timeout=5)) is not None:
+        raws.append(message["data"])
+    assert [publication._channel_of(raw) for raw in raws] == [elsewhere, followed]
+    library_shaped = json.dumps({"event_type": "message", "channel": followed, "data": third, "pub_id": None})
+    assert publication._channel_of(library_shaped.encode()) is None
+    assert publication._channel_of(b'{"channel": "a\\"b", "data": ""}') is None  # an escape: decoded in full
+
+    async def main():
+        subscription = publication.Subscription("abc")
+        try:
+            for raw in [*raws, library_shaped.encode()]:
+                publication.SupervisedRedisListener.deliver(raw)
+            return await asyncio.wait_for(subscription.next(), 5)
+        finally:
+            subscription.close()
+
+    events, lost = asyncio.run(main())
+    assert events == [publication.decode(second), publication.decode(third)] and lost is False
