@@ -14,8 +14,11 @@ connection), nothing of it was committed: each call is run again alone, in its o
 result or error.
 
 The API's handler sends no request signals (protocols/course_api/handler.py), so the checks Django makes when a
-request starts are made here, before each batch: a connection past CONN_MAX_AGE, or left unusable by an error, is
-replaced.
+request starts are made here, before a batch: a connection past CONN_MAX_AGE, or left unusable by an error, is
+replaced. Not before every batch: with CONN_HEALTH_CHECKS each check is a query (on PostgreSQL a round trip, made
+for every batch, that is for nearly every action below saturation), while a batch that just succeeded shows the
+connection usable. So at most once every CHECK_INTERVAL while batches follow one another, and always before the
+batch after one that met a database error.
 
 Without `start()` (management commands, Django's test client), calls go to asgiref's thread for thread-sensitive
 work, as `sync_to_async` does, which under `async_to_sync` is the caller's own thread and transaction.
@@ -38,6 +41,8 @@ logger = logging.getLogger(__name__)
 
 # At most this many calls share a transaction: a batch must not hold the write lock for long.
 BATCH_MAX = 64
+# Seconds between the connection's checks while batches succeed one after another.
+CHECK_INTERVAL = 1.0
 
 
 class Call:
@@ -72,6 +77,7 @@ class DatabaseThread:
     def __init__(self) -> None:
         self.calls: queue.SimpleQueue[Call | None] = queue.SimpleQueue()
         self.thread = threading.Thread(target=self.serve, name="tab-database", daemon=True)
+        self.checked_at: float | None = None  # when the connection was last checked (time.monotonic())
 
     def stop(self) -> None:
         """Let the thread finish the calls queued so far, close its connections and end."""
@@ -129,19 +135,25 @@ class DatabaseThread:
                     loop.call_soon_threadsafe(_settle, calls)
         connections.close_all()
 
-    @staticmethod
-    def run_batch(batch: list[Call]) -> None:
-        try:
+    def check_connection(self) -> None:
+        """Make Django's checks of the connection if they are due (the module's docstring says when)."""
+        now = time.monotonic()
+        if self.checked_at is None or now - self.checked_at >= CHECK_INTERVAL:
             close_old_connections()
+            self.checked_at = now
+
+    def run_batch(self, batch: list[Call]) -> None:
+        try:
+            self.check_connection()
             if len(batch) == 1:
                 batch[0].run()
-                return
-            with transaction.atomic():
-                for call in batch:
-                    call.run()
-                if connection.needs_rollback:
-                    # Something left the transaction unable to commit: Django would roll it back without a word.
-                    raise DatabaseError("the transaction of the batch cannot be committed")
+            else:
+                with transaction.atomic():
+                    for call in batch:
+                        call.run()
+                    if connection.needs_rollback:
+                        # Something left the transaction unable to commit: Django would roll it back without a word.
+                        raise DatabaseError("the transaction of the batch cannot be committed")
         except DatabaseError as error:
             # The transaction failed as a whole (at BEGIN or COMMIT): nothing of the batch was committed.
             logger.warning("a batch of %d database calls failed (%s): running them one by one", len(batch), error)
@@ -154,6 +166,8 @@ class DatabaseThread:
                 with contextlib.suppress(DatabaseError):
                     close_old_connections()
                 call.run()
+        if any(not call.outcome[0] and isinstance(call.outcome[1], DatabaseError) for call in batch):
+            self.checked_at = None  # the connection may be broken: checked before the next batch
 
 
 # What each batch runs inside, given by the apps that need it (games.publication: the batch's updates sent together).

@@ -132,3 +132,31 @@ def test_refused_actions_in_a_batch_change_nothing_and_leave_the_others_applied(
         version, state, logged = before[public_id]
         assert (game.version, game.events.count()) == (version + 1, logged + 1)
         assert game.state == outcome.position != state
+
+
+def test_the_connection_is_checked_after_a_database_error_not_before_every_batch(database_thread, monkeypatch):
+    """Django's check of a connection (with CONN_HEALTH_CHECKS, a query: on PostgreSQL a round trip) is not made for
+    every batch while batches succeed one after another, only once in a while and after a batch's database error."""
+    from django.db import DEFAULT_DB_ALIAS, connections
+
+    from core import dbthread
+
+    checks = []
+    wrapper = type(connections[DEFAULT_DB_ALIAS])
+    usable = wrapper.is_usable
+    monkeypatch.setattr(wrapper, "is_usable", lambda self: checks.append(1) or usable(self))
+    monkeypatch.setattr(dbthread, "CHECK_INTERVAL", 3600)  # "once in a while": not within this test
+
+    for group in range(1, 6):
+        assert run_batch(database_thread, [(room_add, group)]) == [group]
+    assert len(checks) <= 1  # the thread's first batch checks its new connection
+
+    def connection_lost() -> None:
+        raise OperationalError("server closed the connection unexpectedly")
+
+    checks.clear()
+    assert isinstance(run_batch(database_thread, [(connection_lost,)])[0], OperationalError)
+    assert run_batch(database_thread, [(room_add, 7)]) == [7]
+    assert len(checks) == 1
+    assert run_batch(database_thread, [(room_add, 8)]) == [8]
+    assert len(checks) == 1
