@@ -4,7 +4,8 @@ runs it with its own values.
 Building a queryset's SQL costs many times what running it does on a hot path (a line protocol's state read, asked
 for thousands of times a second). A `Prepared` query is written by an ordinary queryset with `values_list`, built
 around stand-in values; each call puts its own values in their places (adapted by the fields, as the ORM would) and
-converts the row's columns as the ORM's own iteration would.
+converts the row's columns as the ORM's own iteration would. Statements built once run on the driver's cursor
+(`run`), without the layers Django's cursor puts around each one.
 """
 
 from collections.abc import Callable
@@ -12,23 +13,64 @@ from functools import cache
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.backends.utils import CursorWrapper
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.backends.sqlite3.base import SQLiteCursorWrapper
 from django.db.models import Field, Model, QuerySet
 
 
-def cursor() -> CursorWrapper:
-    """Return a cursor of this thread's connection, kept for the statements built once: Django's own cursor (its
-    errors, its log of queries when one is kept), made once per connection instead of once per statement, which
-    was about half of what Django adds to a statement on a hot path (BENCHMARKS.md). Read each result before the
-    next statement."""
-    db = connections[DEFAULT_DB_ALIAS]
-    kept = getattr(db, "_kept_cursor", None)
-    # The connection is replaced when it is closed (CONN_MAX_AGE, an error), and a test that counts queries turns
-    # the log on: then a new cursor, of the new connection or with the log.
-    if kept is None or kept[0] is not db.connection or kept[1] != db.queries_logged:
-        fresh = db.cursor()  # connects first, if need be
-        kept = db._kept_cursor = (db.connection, db.queries_logged, fresh)
-    return kept[2]
+class _Kept:
+    """A connection's cursor for the statements built once, and their SQL as its driver reads it."""
+
+    __slots__ = ("connection", "cursor", "sql")
+
+    def __init__(self, connection: Any, cursor: Any):
+        self.connection, self.cursor = connection, cursor
+        self.sql: dict[str, str] = {}
+
+
+def _kept(db: BaseDatabaseWrapper) -> _Kept:
+    kept: _Kept | None = getattr(db, "_prepared_kept", None)
+    # The connection is replaced when it is closed (CONN_MAX_AGE, an error): then a cursor of the new one.
+    if kept is None or kept.connection is not db.connection or db.connection is None:
+        db.ensure_connection()
+        # On SQLite a plain cursor of the driver, which reads its own placeholders ("?"), where Django's converts
+        # each statement's "%s" on every call; elsewhere the cursor Django's wraps.
+        driver_cursor = db.connection.cursor() if db.vendor == "sqlite" else db.create_cursor()
+        kept = _Kept(db.connection, driver_cursor)
+        db._prepared_kept = kept  # type: ignore[attr-defined]
+    return kept
+
+
+def _driver_sql(db: BaseDatabaseWrapper, sql: str) -> str:
+    """Return `sql` (with Django's "%s" placeholders) as the driver reads it, converted as Django's cursor does."""
+    if db.vendor != "sqlite":
+        return sql
+    return SQLiteCursorWrapper.convert_query(db.connection.cursor(factory=SQLiteCursorWrapper), sql)
+
+
+def run(sql: str, params: list | tuple, db: BaseDatabaseWrapper | None = None) -> Any:
+    """Run a statement built once (with Django's "%s" placeholders) on this thread's connection and return the cursor
+    to read its result from, before the next statement.
+
+    Straight on the driver's cursor, kept for the connection, the SQL converted to the driver's placeholders once,
+    errors raised as Django's (`wrap_database_errors`) and refused in a transaction that must be rolled back, as
+    Django's cursor does: its layers cost a statement of an action about as much as SQLite takes to run it
+    (BENCHMARKS.md). When Django would see the statement (DEBUG, a test counting queries, an execute wrapper), it
+    goes through Django's cursor instead."""
+    if db is None:
+        db = connections[DEFAULT_DB_ALIAS]
+    if db.queries_logged or db.execute_wrappers:
+        django_cursor = db.cursor()
+        django_cursor.execute(sql, params)
+        return django_cursor
+    kept = _kept(db)
+    driver_sql = kept.sql.get(sql)
+    if driver_sql is None:
+        driver_sql = kept.sql[sql] = _driver_sql(db, sql)
+    db.validate_no_broken_transaction()
+    with db.wrap_database_errors:
+        kept.cursor.execute(driver_sql, params)
+    return kept.cursor
 
 
 class Prepared:
@@ -59,9 +101,7 @@ class Prepared:
         params = params.copy()
         for (field, _), place, value in zip(self.fields, places, values, strict=True):
             params[place] = field.get_db_prep_value(value, connection, prepared=False)
-        kept = cursor()
-        kept.execute(sql, params)
-        row = kept.fetchone()
+        row = run(sql, params, connection).fetchone()
         if row is None:
             return None
         row = list(row)
@@ -86,5 +126,5 @@ def update(model: type[Model], pk: Any, values: dict[str, Any]) -> list[Any]:
     db = connections[DEFAULT_DB_ALIAS]
     sql, fields = _update(model, tuple(values), db.vendor)
     params = [field.get_db_prep_save(value, db) for field, value in zip(fields, values.values(), strict=True)]
-    cursor().execute(sql, [*params, model._meta.pk.get_db_prep_value(pk, db)])
+    run(sql, [*params, model._meta.pk.get_db_prep_value(pk, db)], db)
     return params

@@ -117,9 +117,7 @@ def game_locked(public_id: str) -> Game | None:
     its seats (`Game.seat_user_ids`: read once a game has started, then remembered), or None."""
     db = connections[DEFAULT_DB_ALIAS]
     sql, names, converters = _locking(db.vendor)
-    cursor = prepared.cursor()
-    cursor.execute(sql, [public_id])
-    row = cursor.fetchone()
+    row = prepared.run(sql, [public_id], db).fetchone()
     if row is None:
         return None
     # The position this process wrote last, if it is still the one stored: taken as kept, not decoded again.
@@ -137,8 +135,8 @@ def game_locked(public_id: str) -> Game | None:
     # Remembered only for a game that has started: a start undone by its transaction may have left its seats here.
     seated = _seated.get(public_id) if game.status != Game.Status.WAITING else None
     if seated is None:
-        cursor.execute(_seats(db.vendor), [game.pk])
-        game._seat_user_ids = [user_id for (user_id,) in cursor.fetchall()]
+        rows = prepared.run(_seats(db.vendor), [game.pk], db).fetchall()
+        game._seat_user_ids = [user_id for (user_id,) in rows]
         seated_remember(game)
     else:
         game._seat_user_ids = list(seated)
@@ -188,6 +186,4 @@ def event_add(*, game: Game, kind: str, player_id: int | None, data: dict, at: d
     db = connections[DEFAULT_DB_ALIAS]
     sql, fields = _insert(db.vendor)
     values = (game.pk, game.version, kind, player_id, data, at)
-    prepared.cursor().execute(
-        sql, [field.get_db_prep_save(value, db) for field, value in zip(fields, values, strict=True)]
-    )
+    prepared.run(sql, [field.get_db_prep_save(value, db) for field, value in zip(fields, values, strict=True)], db)

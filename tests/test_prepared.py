@@ -56,3 +56,54 @@ def test_a_prepared_update_writes_what_the_orm_writes():
     prepared.update(type(game), game.pk, {"state": {"a": [1, "b"]}, "winner": None})
     game.refresh_from_db()
     assert game.state == {"a": [1, "b"]} and game.winner_id is None
+
+
+# Statements built once run on the driver's own cursor, kept for the connection: what Django's cursor does around
+# a statement must hold for them as well.
+
+
+def test_their_errors_are_djangos_and_undo_only_their_savepoint():
+    from django.db import IntegrityError, transaction
+
+    from core import prepared
+
+    room, _ = room_create(holder=Holder.new())
+    with pytest.raises(IntegrityError), transaction.atomic():
+        prepared.update(type(room.game), room.game.pk, {"kind": None})  # NOT NULL
+    assert query.first(room.pk)[0] == room.pk  # the connection serves on
+
+
+def test_they_are_refused_in_a_transaction_that_must_be_rolled_back():
+    from django.db import transaction
+    from django.db.transaction import TransactionManagementError
+
+    room, _ = room_create(holder=Holder.new())
+    with transaction.atomic():
+        transaction.set_rollback(True)
+        with pytest.raises(TransactionManagementError):
+            query.first(room.pk)
+
+
+def test_djangos_execute_wrappers_and_query_log_see_them():
+    room, _ = room_create(holder=Holder.new())
+    seen = []
+
+    def wrapper(execute, sql, params, many, context):
+        seen.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(wrapper):
+        assert query.first(room.pk)[0] == room.pk
+    with CaptureQueriesContext(connection) as logged:
+        assert query.first(room.pk)[0] == room.pk
+    assert len(seen) == 1 and "WHERE" in seen[0] and len(logged) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_new_connection_gets_a_cursor_of_its_own():
+    room, _ = room_create(holder=Holder.new())
+    assert query.first(room.pk)[0] == room.pk
+    first = connection.connection
+    connection.close()
+    assert query.first(room.pk)[0] == room.pk
+    assert connection.connection is not first
