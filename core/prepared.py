@@ -75,11 +75,16 @@ def run(sql: str, params: list | tuple, db: BaseDatabaseWrapper | None = None) -
 
 class Prepared:
     """A values_list query whose SQL is built once per database vendor: `build(*stand_ins)` returns it, filtered by
-    the fields given with their stand-in values (`fields`: a list of (model field, stand-in value))."""
+    the fields given with their stand-in values (`fields`: a list of (model field, stand-in value)). The columns whose
+    indexes are `unconverted` come as the database gives them (a JSON column's text, to be compared with a kept
+    one: games/positions.py), for `convert` to convert when need be."""
 
-    def __init__(self, build: Callable[..., QuerySet], fields: list[tuple[Field, Any]]):
-        self.build, self.fields = build, fields
+    def __init__(
+        self, build: Callable[..., QuerySet], fields: list[tuple[Field, Any]], *, unconverted: tuple[int, ...] = ()
+    ):
+        self.build, self.fields, self.unconverted = build, fields, frozenset(unconverted)
         self._built: dict[str, tuple[str, list, list[int], dict]] = {}
+        self._later: dict[str, dict] = {}  # per vendor, the converters of the unconverted columns
 
     def _compiled(self, connection) -> tuple[str, list, list[int], dict]:
         built = self._built.get(connection.vendor)
@@ -91,8 +96,18 @@ class Prepared:
             places = [list(params).index(value) for value in prepared]
             # {column index: (converters, expression)}, as the ORM's iteration applies them.
             converters = compiler.get_converters([column for column, _, _ in compiler.select])
+            self._later[connection.vendor] = {index: converters.pop(index, ((), None)) for index in self.unconverted}
             built = self._built[connection.vendor] = (sql, list(params), places, converters)
         return built
+
+    def convert(self, index: int, value: Any) -> Any:
+        """Return the value of the unconverted column `index` as the ORM gives it."""
+        connection = connections[DEFAULT_DB_ALIAS]
+        self._compiled(connection)
+        functions, expression = self._later[connection.vendor][index]
+        for function in functions:
+            value = function(value, expression, connection)
+        return value
 
     def first(self, *values: Any) -> tuple | None:
         """Return the first row with these values in place of the stand-ins, its columns converted, or None."""

@@ -7,10 +7,11 @@ text is still the very text it wrote. Any other writer (another process, the adm
 different text, and the action decodes the row as before.
 
 Taking removes: one action at a time owns a rules state (the rules change it in place), and an action whose
-transaction is undone leaves nothing behind. What is kept is what the transaction's last change wrote: the services
-write a game's position from its rules' state after every change of that state (games/services.py, `_record`).
-The text compared is what this process wrote, so a database that rewrites JSON (PostgreSQL's jsonb) never matches,
-and there nothing is kept.
+transaction is undone leaves nothing behind. Reads of the API that poll (a Fish player's state, a Plakoto table's
+status) peek instead: they decode nothing when the position is the one kept, and change nothing of it. What is kept
+is what the transaction's last change wrote: the services write a game's position from its rules' state after every
+change of that state (games/services.py, `_record`). The text compared is what this process wrote, so a database that
+rewrites JSON (PostgreSQL's jsonb) never matches, and there nothing is kept.
 """
 
 from typing import Any
@@ -33,6 +34,15 @@ def _keep(public_id: str, text: str, value: Any, state: object) -> None:
     if public_id not in _kept and len(_kept) >= KEPT:
         del _kept[next(iter(_kept))]  # the oldest
     _kept[public_id] = (text, value, state)
+
+
+def peek(public_id: str, text: object) -> tuple[Any, object] | None:
+    """Return the JSON value and rules state kept for the game if `text`, the position now stored, is the one kept,
+    leaving them kept: for a read, which must change neither (the game's next action takes them)."""
+    entry = _kept.get(public_id)
+    if entry is None or entry[0] != text:
+        return None
+    return entry[1], entry[2]
 
 
 def take(public_id: str, text: object) -> tuple[Any, object] | None:

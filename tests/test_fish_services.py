@@ -2,6 +2,7 @@
 replays, results and rankings, and the admin."""
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from games import history
@@ -158,3 +159,27 @@ def test_the_tournaments_waiting_for_players_newest_first(client):
         {"tournament": "second", "players": 2, "joined": 1},
         {"tournament": "first", "players": 3, "joined": 2},
     ]
+
+
+def test_reads_see_the_stored_position_whether_this_process_kept_it_or_not(django_capture_on_commit_callbacks):
+    from games.rules.fish import ENGINE
+
+    tokens = [join("peek", 2), join("peek")]
+    with django_capture_on_commit_callbacks(execute=True):
+        state = services.reading(tokens[0]).state
+        row, col = state.legal_placements(0)[0]
+        act(tokens[0], "place", row, col)
+    game = Tournament.objects.get(name="peek").game
+    stored = ENGINE.state_from_json(game.state)
+    found = services.reading(tokens[1])
+    assert found.position == game.state and ENGINE.state_to_json(found.state) == game.state
+    # Kept where the text read back is the one written (SQLite): the reads have the very state the placement left.
+    assert (services.reading(tokens[0]).state is found.state) == (connection.vendor == "sqlite")
+    # Read twice, changing nothing: the next action still finds the position it left.
+    assert services.reading(tokens[0]).position == game.state and stored.penguins == found.state.penguins
+    # Written by another process (another text): the reads decode what is stored.
+    other = stored.copy()
+    other.scores[0] = 7
+    Game.objects.filter(pk=game.pk).update(state=ENGINE.state_to_json(other))
+    assert services.reading(tokens[1]).state.scores[0] == 7
+    assert services.state_json(services.reading(tokens[0]))["players"][0]["score"] == 7

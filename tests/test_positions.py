@@ -85,3 +85,56 @@ def test_a_process_keeps_a_bounded_number_of_positions(monkeypatch):
     assert list(positions._kept) == ["game-2", "game-3", "game-4"]
     assert positions.take("game-2", "other text") is None and "game-2" not in positions._kept
     assert positions.take("game-3", "text") is not None and positions.take("game-3", "text") is None
+
+
+def test_a_read_peeks_without_taking(alice, bob, start_game, committed):
+    game = start_game(size=9)
+    with committed():
+        act(game)
+    stored = Game.objects.filter(public_id=game).values_list("state", flat=True).get()
+    text = Game.objects.filter(public_id=game).extra(select={"text": "state"}).values_list("text", flat=True).get()
+    peeked = positions.peek(game, text)
+    assert positions.peek(game, text + " ") is None
+    if KEPT:
+        assert peeked is not None and peeked[0] == stored and TAB.state_to_json(peeked[1]) == stored
+        assert locked(game)[1] is peeked[1]  # the next action still takes it
+    else:
+        assert peeked is None
+
+
+def test_a_plakoto_table_is_read_as_stored_whether_kept_or_not(client, committed):
+    import json
+
+    from games.rules.plakoto import State
+    from protocols.plakoto import services as plakoto
+    from protocols.plakoto.models import Table
+
+    base = "/plakoto/peeked"
+    client.post(base + "/board/", "", content_type="application/json")
+    tokens = {
+        colour: client.put(f"{base}/players/{colour}", json.dumps({"username": colour}), "application/json").json()[0][
+            "token"
+        ]
+        for colour in ("W", "B")
+    }
+    turn = plakoto.table_view("peeked").state.turn
+    cells = client.get(base + "/board/", HTTP_X_TOKEN=tokens[turn]).json()
+    cell = next(cell for cell in cells if cell.get("moves"))
+    with committed():
+        moved = client.put(
+            f"{base}/board/piece/{cell['x']}/{cell['y']}/",
+            json.dumps({"x": cell["moves"][0]["x"]}),
+            "application/json",
+            HTTP_X_TOKEN=tokens[turn],
+        )
+    assert moved.status_code == 200
+    game = Table.objects.get(name="peeked").game
+    assert plakoto.table_view("peeked").state.to_json() == game.state
+    # Kept where the text read back is the one written: both reads then have the very state the move left.
+    assert (plakoto.table_view("peeked").state is plakoto.table_view("peeked").state) == KEPT
+    assert client.get(base + "/status/").json()[0]["dice_left"] == game.state["dice_left"]
+    # Written by another process: the reads decode what is stored.
+    other = State.from_json(game.state)
+    other.passes = [{"player": "W", "dice": [6, 6]}]
+    Game.objects.filter(pk=game.pk).update(state=other.to_json())
+    assert plakoto.table_view("peeked").state.passes == other.passes

@@ -28,7 +28,7 @@ from django.utils import timezone
 from accounts.nicks import is_computer
 from accounts.services import ANONYMOUS, anonymous_players
 from core.prepared import Prepared
-from games import lobby, publication, store
+from games import lobby, positions, publication, store
 from games.lobby import Seek
 from games.models import Game, GameEvent, Seat
 from games.rules.fish import COLOURS, ENGINE, BadTile, Move, Place, State, board_from_seed
@@ -132,9 +132,13 @@ class Reading:
     position: dict[str, Any] | None  # the engine's JSON of the game in play; None until the game starts
     joined: int  # how many players have joined
     deadline: datetime | None  # when the turn on ends
+    kept: State | None = None  # the position's rules state as this process kept it (games/positions.py): read only
 
     @cached_property
     def state(self) -> State | None:
+        """The position as the rules' state, never to be changed (it may be the one kept for the next action)."""
+        if self.kept is not None:
+            return self.kept
         return ENGINE.state_from_json(self.position) if self.position is not None else None
 
     def board(self) -> list[list[int]]:
@@ -166,9 +170,11 @@ _READ_COLUMNS = (
 
 # Every request but a join reads this first: built once (clients poll, and building a query costs many times what
 # running it does).
+_POSITION = _READ_COLUMNS.index("tournament__game__state")
 _read_query = Prepared(
     lambda token: Entrant.objects.filter(token=token).order_by().values_list(*_READ_COLUMNS),
     [(Entrant._meta.get_field("token"), "stand-in")],
+    unconverted=(_POSITION,),  # decoded only if it is not the position this process kept
 )
 
 
@@ -177,9 +183,11 @@ def reading(token: str) -> Reading:
     row = _read_query.first(token_hash(token))
     if row is None:
         raise FishError("Incorrect_Token", "this user_token was not issued by this server")
-    seat, players, seed, public_id, status, position, game_id, deadline, tournament_id = row
+    seat, players, seed, public_id, status, text, game_id, deadline, tournament_id = row
+    kept = positions.peek(public_id, text) if public_id is not None else None
+    position, state = kept if kept is not None else (_read_query.convert(_POSITION, text), None)
     joined = players if position else Entrant.objects.filter(tournament_id=tournament_id).count()
-    found = Reading(seat, players, seed, public_id, status, position or None, joined, deadline)
+    found = Reading(seat, players, seed, public_id, status, position or None, joined, deadline, state)
     if found.removed():
         raise _removed(game_id, seat)
     return found

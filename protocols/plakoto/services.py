@@ -26,7 +26,7 @@ from accounts.services import anonymous_players
 from core import prepared
 from core.errors import Refusal
 from core.prepared import Prepared
-from games import lobby, publication, store
+from games import lobby, positions, publication, store
 from games.lobby import Seek
 from games.models import Game
 from games.rules.plakoto import BLACK, OFF, SIDES, WHITE, Move, State
@@ -104,23 +104,32 @@ def stamp(moment: datetime | None) -> str | None:
 # What a read needs of a table and its game, in one query built once (clients poll: it is the API's hottest path).
 _TABLE_COLUMNS = ("name", "w_username", "b_username", "w_token", "b_token", "w_last_action", "b_last_action")
 _GAME_COLUMNS = ("public_id", "status", "ending", "winner", "changed_at")
+_POSITION = 9 + len(_GAME_COLUMNS)  # the game's state, the last column
 _table_query = Prepared(
     lambda name: Table.objects.filter(name=name).values_list(
         *_TABLE_COLUMNS, "last_change", "game", *(f"game__{column}" for column in _GAME_COLUMNS), "game__state"
     ),
     [(Table._meta.get_field("name"), "stand-in")],
+    unconverted=(_POSITION,),  # decoded only if it is not the position this process kept
 )
 
 
 def table_view(name: str) -> TableView:
-    """Read a table (never creating it): its row, its current game and that game's position."""
+    """Read a table (never creating it): its row, its current game and that game's position (the rules' state, which
+    the reads must not change: it may be the one kept for the game's next action)."""
     row = _table_query.first(name)
     if row is None:
         return TableView(None, None, State.new())
     table = TableRow(*row[:8])
-    game_id, position = row[8], row[-1]
-    game = None if game_id is None else GameRow(game_id, *row[9:-1])
-    return TableView(table, game, State.from_json(position) if game is not None and position else State.new())
+    game_id, text = row[8], row[_POSITION]
+    game = None if game_id is None else GameRow(game_id, *row[9:_POSITION])
+    if game is None or text is None:
+        return TableView(table, game, State.new())
+    kept = positions.peek(game.public_id, text)
+    if kept is not None and isinstance(kept[1], State):
+        return TableView(table, game, kept[1])
+    position = _table_query.convert(_POSITION, text)
+    return TableView(table, game, State.from_json(position) if position else State.new())
 
 
 def colour_of(table: Table | TableRow | None, token: str | None) -> str | None:
