@@ -345,7 +345,49 @@ def test_the_parser_reads_any_bytes_as_the_protocol_says(line, carriage_return):
         assert request is None, line
     else:
         assert expected is not UNKNOWN, (line, request)
-        assert normalized(dict(request)) == expected, line
+        assert typed(normalized(dict(request))) == typed(expected), line
+
+
+def typed(value: Any) -> Any:
+    """The value with each scalar's type beside it: 2**64 == float(2**64), but a float is no integer here."""
+    if isinstance(value, dict):
+        return {key: typed(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [typed(item) for item in value]
+    return (type(value).__name__, value)
+
+
+# Every character, lone surrogates and DEL among them, and integers past 64 bits.
+any_text = st.text(st.characters(exclude_categories=()), max_size=8) | st.sampled_from(["\x7f", "\ud800", "é", "\x00"])
+any_integer = st.integers() | st.integers(2**63 - 3, 2**64 + 3) | st.integers(-(2**64) - 3, -(2**63) + 3)
+flat_values = st.none() | st.booleans() | any_integer | any_text
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.dictionaries(any_text, flat_values, max_size=6), st.booleans())
+def test_flat_requests_are_read_as_the_standard_library_reads_them(request, ensure_ascii):
+    request = {"action": "get_state", **request}
+    line = to_json(request, ensure_ascii=ensure_ascii).encode("utf-8", "surrogatepass")
+    expected = expected_read(line)
+    try:
+        read_request = read(line)
+    except FishError:
+        assert expected is UNKNOWN, line
+        return
+    assert typed(normalized(dict(read_request))) == typed(expected), line
+
+
+answer_values = st.recursive(
+    flat_values,
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(any_text, children, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.dictionaries(any_text, answer_values, max_size=5))
+def test_answers_are_written_as_the_standard_library_writes_them(payload):
+    assert answer(payload) == json.dumps(payload, separators=(",", ":")).encode() + b"\n"
 
 
 requests = st.fixed_dictionaries(

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from core.errors import Refusal
 
 MAX_LINE = 64 * 1024
@@ -101,12 +103,36 @@ def read(line: bytes) -> Mapping[str, Any] | None:
         line = line[:-1]
     if not line.strip():
         return None
+    request = _read_flat(line)
+    if request is not None:
+        return _checked(request)
     try:
         request = json.loads(line.decode("utf-8"), parse_int=_integer, parse_constant=_constant)
     except UnicodeDecodeError:
         raise unknown("the line is not UTF-8 text") from None
     except (ValueError, RecursionError):
         raise unknown("the line is not one JSON value") from None
+    return _checked(request)
+
+
+def _read_flat(line: bytes) -> dict[str, Any] | None:
+    """Return the object a line holds if it is a flat one (every value a text, an integer within 64 bits, a boolean
+    or null, as nearly every request is), read by orjson: for such objects what the standard library reads, several
+    times faster. None for anything else, which the standard library reads (orjson reads a longer integer as a float,
+    and refuses what the standard library reads otherwise or refuses with its own message)."""
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    if type(value) is not dict:
+        return None
+    for item in value.values():
+        if not (item is None or type(item) is str or type(item) is int or type(item) is bool):
+            return None
+    return value
+
+
+def _checked(request: object) -> Mapping[str, Any]:
     if not isinstance(request, dict):
         raise unknown("a request is a JSON object, with an action")
     action = request.get("action")
@@ -207,7 +233,17 @@ def fields(request: Mapping[str, Any]) -> Fields:
 
 
 def answer(payload: Mapping[str, Any]) -> bytes:
-    return json.dumps(payload, separators=(",", ":")).encode() + b"\n"
+    """Return the line of an answer: compact JSON, every character past ASCII escaped as the standard library does.
+    Written by orjson, several times faster (a state's board, a list of moves), where its text is the standard
+    library's: pure ASCII without DEL (which the standard library escapes and orjson does not) and nothing orjson
+    refuses (a lone surrogate, an integer past 64 bits); the standard library writes the others."""
+    try:
+        text = orjson.dumps(payload)
+    except TypeError:  # orjson.JSONEncodeError
+        text = b"\x7f"
+    if not text.isascii() or b"\x7f" in text:
+        text = json.dumps(payload, separators=(",", ":")).encode()
+    return text + b"\n"
 
 
 def failure(error: FishError) -> bytes:
