@@ -9,13 +9,16 @@ converts the row's columns as the ORM's own iteration would. Statements built on
 """
 
 from collections.abc import Callable
+from datetime import UTC, datetime
 from functools import cache
 from typing import Any
 
+import orjson
+from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.backends.sqlite3.base import SQLiteCursorWrapper
-from django.db.models import Field, Model, QuerySet
+from django.db.models import DateTimeField, Field, JSONField, Model, QuerySet
 
 
 class _Kept:
@@ -134,12 +137,32 @@ def _update(model: type[Model], names: tuple[str, ...], vendor: str) -> tuple[st
     return f"UPDATE {quote(model._meta.db_table)} SET {columns} WHERE {quote(model._meta.pk.column)} = %s", fields
 
 
+def save_value(field: Field, value: Any, db: BaseDatabaseWrapper) -> Any:
+    """Return `field.get_db_prep_save(value, db)`. On SQLite, the values every action writes are adapted without
+    Django's layers: an aware datetime in UTC as the text Django writes, and a JSON object or array as its JSON text,
+    written by orjson (a position in a tenth of the standard library's time; compact, and characters past ASCII as
+    they are, where Django escapes them: the same JSON value). orjson refuses what is not plain JSON (a key that is
+    not text, an integer past 64 bits, a lone surrogate), and Django writes those; a number that is not finite, which
+    PostgreSQL refuses too, is no value of a game."""
+    if db.vendor == "sqlite":
+        kind = value.__class__
+        if kind is datetime and value.tzinfo is UTC and isinstance(field, DateTimeField):
+            if db.timezone is UTC and settings.USE_TZ:
+                return str(value.replace(tzinfo=None))
+        elif (kind is dict or kind is list) and isinstance(field, JSONField) and field.encoder is None:
+            try:
+                return orjson.dumps(value).decode()
+            except TypeError:  # orjson.JSONEncodeError
+                pass
+    return field.get_db_prep_save(value, db)
+
+
 def update(model: type[Model], pk: Any, values: dict[str, Any]) -> list[Any]:
     """Set these fields (by name) of the row `pk` (`model.objects.filter(pk=pk).update(**values)`, for plain
     values), the UPDATE written once per model, fields and database vendor, each value adapted by its field; return
     the values as adapted, in the order given."""
     db = connections[DEFAULT_DB_ALIAS]
     sql, fields = _update(model, tuple(values), db.vendor)
-    params = [field.get_db_prep_save(value, db) for field, value in zip(fields, values.values(), strict=True)]
+    params = [save_value(field, value, db) for field, value in zip(fields, values.values(), strict=True)]
     run(sql, [*params, model._meta.pk.get_db_prep_value(pk, db)], db)
     return params

@@ -186,4 +186,4 @@ def event_add(*, game: Game, kind: str, player_id: int | None, data: dict, at: d
     db = connections[DEFAULT_DB_ALIAS]
     sql, fields = _insert(db.vendor)
     values = (game.pk, game.version, kind, player_id, data, at)
-    prepared.run(sql, [field.get_db_prep_save(value, db) for field, value in zip(fields, values, strict=True)], db)
+    prepared.run(sql, [prepared.save_value(field, value, db) for field, value in zip(fields, values, strict=True)], db)

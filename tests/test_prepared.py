@@ -1,12 +1,17 @@
 """Queries built once (core/prepared.py) give what the ORM gives: each column converted as its iteration does (JSON,
 dates, UUIDs, foreign keys), the values in their places, None for no row; and their SQL is built only once."""
 
+import json
 import uuid
+from datetime import UTC, timedelta, timezone
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from core import prepared
 from core.prepared import Prepared
 from protocols.draughts.models import Room
 from protocols.draughts.services import Holder, room_create
@@ -36,9 +41,7 @@ def test_its_sql_is_the_same_each_time():
 
 
 def test_a_prepared_update_writes_what_the_orm_writes():
-    from datetime import UTC, datetime
-
-    from core import prepared
+    from datetime import datetime
 
     room, _ = room_create(holder=Holder.new())
     other, _ = room_create(holder=Holder.new())
@@ -64,8 +67,6 @@ def test_a_prepared_update_writes_what_the_orm_writes():
 
 def test_their_errors_are_djangos_and_undo_only_their_savepoint():
     from django.db import IntegrityError, transaction
-
-    from core import prepared
 
     room, _ = room_create(holder=Holder.new())
     with pytest.raises(IntegrityError), transaction.atomic():
@@ -107,3 +108,27 @@ def test_a_new_connection_gets_a_cursor_of_its_own():
     connection.close()
     assert query.first(room.pk)[0] == room.pk
     assert connection.connection is not first
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(st.characters(exclude_categories=()), max_size=6),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=4), children, max_size=4),
+    max_leaves=15,
+)
+moments = st.datetimes(timezones=st.sampled_from([UTC, timezone(timedelta(hours=5, minutes=30))]))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(json_values, max_size=4) | st.dictionaries(st.text(max_size=6), json_values, max_size=4), moments)
+def test_the_values_actions_write_are_adapted_as_django_adapts_them(value, moment):
+    from games.models import Game
+
+    state, changed_at = Game._meta.get_field("state"), Game._meta.get_field("changed_at")
+    written = prepared.save_value(state, value, connection)
+    djangos = state.get_db_prep_save(value, connection)
+    if isinstance(djangos, str):  # SQLite: the same JSON value (orjson's text, or Django's where orjson refuses)
+        assert json.loads(written) == json.loads(djangos)
+    else:
+        assert type(written) is type(djangos) and written.obj == djangos.obj  # PostgreSQL: Django's own adapter
+    assert prepared.save_value(changed_at, moment, connection) == changed_at.get_db_prep_save(moment, connection)
+    assert prepared.save_value(changed_at, None, connection) is None
