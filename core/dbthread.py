@@ -194,8 +194,8 @@ def start() -> None:
             _thread = thread
 
 
-def in_database_thread[**P, R](function: Callable[P, R]) -> Callable[P, Awaitable[R]]:
-    """Return a coroutine function that runs `function` in the database thread."""
+def _checked_first[**P, R](function: Callable[P, R]) -> Callable[P, R]:
+    """`function`, run where Django's request checks are not made: the connection checked first (without `start()`)."""
 
     def run(*args: P.args, **kwargs: P.kwargs) -> R:
         # Inside a transaction (a test's), the connection is the transaction's: it must not be swapped.
@@ -203,12 +203,27 @@ def in_database_thread[**P, R](function: Callable[P, R]) -> Callable[P, Awaitabl
             close_old_connections()
         return function(*args, **kwargs)
 
+    return run
+
+
+def in_database_thread[**P, R](function: Callable[P, R]) -> Callable[P, Awaitable[R]]:
+    """Return a coroutine function that runs `function` in the database thread."""
+    run = _checked_first(function)
+
     async def call(*args: P.args, **kwargs: P.kwargs) -> R:
         if _thread is not None:
             return await _thread.submit(function, args, kwargs)
         return await sync_to_async(run)(*args, **kwargs)
 
     return call
+
+
+def submit[R](function: Callable[..., R], *args: Any) -> "asyncio.Future[R]":
+    """Run `function(*args)` in the database thread and return the future of its outcome, for a caller on the event
+    loop that is no coroutine (a protocol's callbacks: protocols/fish/server.py)."""
+    if _thread is not None:
+        return _thread.submit(function, args, {})
+    return asyncio.ensure_future(sync_to_async(_checked_first(function))(*args))
 
 
 def in_worker_thread[**P, R](function: Callable[P, R]) -> Callable[P, Awaitable[R]]:

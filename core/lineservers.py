@@ -6,7 +6,9 @@ A protocol package registers its server from its AppConfig.ready (`register(Line
 the web server. Each process listens on the same port (SO_REUSEPORT): the kernel spreads connections over the
 processes, which share the database, the deadlines and the publication like the web workers do.
 
-A connection is served by the protocol's `handle(reader, writer)` coroutine. Whatever a client does, and whatever goes
+A connection is served by the protocol's `handle(reader, writer)` coroutine, or, for a server that answers thousands of
+requests a second (Fish), by an asyncio protocol of its own (`LineProtocol`), which answers from the event loop's
+callbacks without a coroutine's task and streams around each request. Whatever a client does, and whatever goes
 wrong while serving it, ends that connection alone: the server and every other connection go on.
 """
 
@@ -22,11 +24,40 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import cast
 
 logger = logging.getLogger(__name__)
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 Hook = Callable[[], Awaitable[None]]
+
+
+class LineProtocol(asyncio.Protocol):
+    """A connection of a server served by a protocol instead of a handler: it is kept among the server's open
+    connections (closed at shutdown) and has keep-alive probes, as a handler's is. Subclasses that override
+    `connection_made` or `connection_lost` call these."""
+
+    transport: asyncio.Transport
+
+    def __init__(self, opened: set[asyncio.BaseTransport]) -> None:
+        self._opened = opened
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)
+        self._opened.add(transport)
+        _keep_alive(transport)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._opened.discard(self.transport)
+
+
+def _keep_alive(transport: asyncio.BaseTransport) -> None:
+    # Keep-alive probes notice a peer that vanished without closing (a player may rightly say nothing for long).
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+
 
 # A TLS handshake left half-done is dropped after this long.
 HANDSHAKE_TIMEOUT = 10.0
@@ -37,7 +68,7 @@ CLOSE_TIMEOUT = 5.0
 @dataclass(frozen=True)
 class LineServer:
     name: str
-    handler: Handler
+    handler: Handler | None  # None for a server served by `protocol`
     host: str
     port: int
     certificate: str | None = None  # PEM files: with both, the server speaks TLS
@@ -48,6 +79,8 @@ class LineServer:
     # restart), and at its shutdown before the open connections are closed.
     on_start: Hook | None = None
     on_stop: Hook | None = None
+    # The connections' protocol, made with the set of the server's open connections, instead of `handler`.
+    protocol: Callable[[set[asyncio.BaseTransport]], LineProtocol] | None = None
 
     def tls(self) -> ssl.SSLContext | None:
         if not self.certificate or not self.key:
@@ -75,31 +108,41 @@ class _Running:
     def __init__(self, config: LineServer):
         self.config = config
         self.writers: set[asyncio.StreamWriter] = set()
+        self.transports: set[asyncio.BaseTransport] = set()  # a protocol's connections
         self.server: asyncio.Server | None = None
 
     async def start(self) -> None:
         config = self.config
         if config.on_start is not None:
             await config.on_start()
-        self.server = await asyncio.start_server(
-            self.serve,
-            config.host,
-            config.port,
-            ssl=config.tls(),
-            ssl_handshake_timeout=config.handshake_timeout if config.certificate else None,
-            reuse_port=True,
-            limit=config.line_limit,
-        )
+        handshake_timeout = config.handshake_timeout if config.certificate else None
+        if config.protocol is not None:
+            protocol = config.protocol
+            self.server = await asyncio.get_running_loop().create_server(
+                lambda: protocol(self.transports),
+                config.host,
+                config.port,
+                ssl=config.tls(),
+                ssl_handshake_timeout=handshake_timeout,
+                reuse_port=True,
+            )
+        else:
+            self.server = await asyncio.start_server(
+                self.serve,
+                config.host,
+                config.port,
+                ssl=config.tls(),
+                ssl_handshake_timeout=handshake_timeout,
+                reuse_port=True,
+                limit=config.line_limit,
+            )
         secure = " (TLS)" if config.certificate else ""
         logger.info("%s serves on %s:%d%s", config.name, config.host, config.port, secure)
 
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.writers.add(writer)
-        # Keep-alive probes notice a peer that vanished without closing (a player may rightly say nothing for long).
-        sock = writer.get_extra_info("socket")
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+        _keep_alive(writer.transport)
+        assert self.config.handler is not None
         try:
             await self.config.handler(reader, writer)
         except (ConnectionError, asyncio.IncompleteReadError, ssl.SSLError, TimeoutError):
@@ -125,6 +168,8 @@ class _Running:
                 logger.exception("%s: its shutdown failed", self.config.name)
         for writer in list(self.writers):
             writer.close()
+        for transport in list(self.transports):
+            transport.close()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.server.wait_closed(), CLOSE_TIMEOUT)
 

@@ -810,7 +810,7 @@ def expect_join(request: dict) -> Expected:
 
 
 def ask(line: bytes) -> dict | None:
-    """The server's answer to one line, as handle_line writes it (None for an ignored line)."""
+    """The server's answer to one line, as a connection writes it (None for an ignored line)."""
     try:
         request = read(line)
         if request is None:

@@ -5,6 +5,7 @@ import json
 import random
 import re
 import socket
+import threading
 import time
 import uuid
 
@@ -327,6 +328,41 @@ def test_pipelined_requests_are_answered_in_order(client):
     c.send("".join(json.dumps(request) + "\n" for request in requests))
     answers = [c.answer() for _ in requests]
     assert all(set(answer) == ({"color"} if i % 2 == 0 else {"current_state"}) for i, answer in enumerate(answers))
+
+
+def test_a_client_that_sends_faster_than_it_reads_gets_every_answer_in_order(client):
+    c = client()
+    player = Player(c, tournament())
+    # Far more than the connection holds unanswered: the server stops reading while its answers wait to be read, and
+    # goes on as the client reads them (sent from a thread of its own, as the client's reading lags behind).
+    requests = [{"action": action, "user_token": player.token} for action in ("check_turn", "get_state")]
+    count = 3000
+    text = "".join(json.dumps(requests[n % 2]) + "\n" for n in range(count))
+    sender = threading.Thread(target=c.send, args=(text,))
+    sender.start()
+    time.sleep(0.5)  # the client reads nothing for a while
+    answers = [c.answer() for _ in range(count)]
+    sender.join()
+    assert all(set(answer) == ({"color"} if n % 2 == 0 else {"current_state"}) for n, answer in enumerate(answers))
+    assert set(player.ask("get_state")) == {"current_state"}
+
+
+def test_lines_sent_before_the_client_ends_its_sending_are_all_answered(client):
+    c = client()
+    name = tournament()
+    c.send(json.dumps({"action": "join_tournament", "tournament_id": name}) + "\n" + "{bad\n")
+    c.sock.shutdown(socket.SHUT_WR)
+    assert c.answer()["color"] == "red" and error_type(c.answer()) == "Unknown_Action"
+    assert c.closed()
+
+
+def test_the_lines_before_one_too_long_are_answered_first(client):
+    c = client()
+    token = Player(c, tournament()).token
+    c.send(json.dumps({"action": "check_turn", "user_token": token}) + "\n" + "x" * 70000)
+    assert c.answer() == {"color": None}  # the game waits for its second player
+    assert error_type(c.answer()) == "Unknown_Action"
+    assert c.closed()
 
 
 def test_a_line_of_64_kib_is_read_and_a_longer_one_ends_the_connection(client):

@@ -24,4 +24,4 @@ class FishConfig(AppConfig):
         # A turn's deadline is the protocol's own: a restart neither extends nor resets it.
         DEADLINES_KEPT_THROUGH_OUTAGES.add(ENGINE.kind)
 
-        register(LineServer("fish", server.handle, settings.FISH_HOST, settings.FISH_PORT))
+        register(LineServer("fish", None, settings.FISH_HOST, settings.FISH_PORT, protocol=server.FishConnection))

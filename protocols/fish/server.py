@@ -1,4 +1,4 @@
-"""The Fish server: one coroutine per TCP connection (core/lineservers.py runs it), reading newline-delimited JSON
+"""The Fish server: a protocol per TCP connection (core/lineservers.py runs it), reading newline-delimited JSON
 requests and answering each, in order, with one line, through the tournaments' services (run in the process's
 database thread).
 
@@ -9,19 +9,23 @@ on. While the database cannot be reached, every request is answered Tournament_E
 
 import asyncio
 import logging
+from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
 from django.db import DatabaseError
 
-from core.dbthread import in_database_thread
+from core.dbthread import submit
+from core.lineservers import LineProtocol
 
 from . import services
 from .protocol import MAX_LINE, FishError, Lines, answer, failure, fields, player_count, read, token, tournament_name
 
 logger = logging.getLogger(__name__)
 
-READ_SIZE = 16 * 1024
+TOO_LONG = f"a line is at most {MAX_LINE} bytes; closing"
+# Complete lines waiting for their turn beyond which a connection's reading pauses.
+PENDING_BYTES = 64 * 1024
 UNREACHABLE = "the server cannot reach its database just now: nothing was changed; try again"
 
 
@@ -77,16 +81,10 @@ def respond(request: Mapping[str, Any]) -> dict[str, Any]:
     return _read(request_token, action, request)
 
 
-_respond = in_database_thread(respond)
-
-
-async def handle_line(line: bytes) -> bytes | None:
-    """Return the answer line to one line, or None for a blank line (ignored)."""
+def _reply(outcome: "asyncio.Future[dict[str, Any]]") -> bytes:
+    """Return the answer line to a request's outcome in the database thread."""
     try:
-        request = read(line)
-        if request is None:
-            return None
-        return answer(await _respond(request))
+        return answer(outcome.result())
     except FishError as error:
         return failure(error)
     except DatabaseError:
@@ -94,17 +92,88 @@ async def handle_line(line: bytes) -> bytes | None:
         return failure(FishError("Tournament_Error", UNREACHABLE))
 
 
-async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    lines = Lines()
-    while data := await reader.read(READ_SIZE):
-        for line in lines.feed(data):
-            reply = await handle_line(line)
-            if writer.is_closing():
-                return  # the client went away before its answer
-            if reply is not None:
-                writer.write(reply)
-        if lines.too_long:
-            writer.write(failure(FishError("Unknown_Action", f"a line is at most {MAX_LINE} bytes; closing")))
-            await writer.drain()
+class FishConnection(LineProtocol):
+    """One client's connection: its lines answered one at a time, in order (a client may send several before reading
+    the answers), each request run in the database thread and answered from its outcome's callback.
+
+    Reading pauses while more than PENDING_BYTES of complete lines wait for their turn, and while the client does not
+    read its answers (the transport's buffer is full); a line too long is answered after the lines before it, and
+    ends the connection; so does the client's end of its sending, once everything before it is answered."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        self.lines = Lines()
+        self.pending: deque[bytes] = deque()
+        self.pending_bytes = 0
+        self.asking = False  # a request is in the database thread
+        self.writing_paused = self.reading_paused = self.ended = False
+
+    def data_received(self, data: bytes) -> None:
+        if self.lines.too_long:
+            return  # not read: the connection ends once the lines before the one too long are answered
+        for line in self.lines.feed(data):
+            self.pending.append(line)
+            self.pending_bytes += len(line)
+        if (self.pending_bytes > PENDING_BYTES or self.lines.too_long) and not self.reading_paused:
+            self.transport.pause_reading()
+            self.reading_paused = True
+        self._go_on()
+
+    def eof_received(self) -> bool:
+        self.ended = True
+        self._go_on()
+        return True  # the lines received are answered first; _go_on closes the connection then
+
+    def pause_writing(self) -> None:
+        self.writing_paused = True
+
+    def resume_writing(self) -> None:
+        self.writing_paused = False
+        self._go_on()
+
+    def _go_on(self) -> None:
+        """Answer the pending lines in order, as far as can be now."""
+        try:
+            self._answer_pending()
+        except Exception:
+            logger.exception("fish: a connection failed")
+            self.transport.close()
+
+    def _answer_pending(self) -> None:
+        transport = self.transport
+        while not self.asking and not self.writing_paused and not transport.is_closing():
+            if not self.pending:
+                if self.lines.too_long:
+                    transport.write(
+                        failure(FishError("Unknown_Action", f"a line is at most {MAX_LINE} bytes; closing"))
+                    )
+                    transport.close()
+                elif self.ended:
+                    transport.close()
+                elif self.reading_paused:
+                    self.reading_paused = False
+                    transport.resume_reading()
+                return
+            line = self.pending.popleft()
+            self.pending_bytes -= len(line)
+            try:
+                request = read(line)
+            except FishError as error:
+                transport.write(failure(error))
+                continue
+            if request is None:
+                continue  # a blank line
+            self.asking = True
+            submit(respond, request).add_done_callback(self._answered)
+
+    def _answered(self, outcome: "asyncio.Future[dict[str, Any]]") -> None:
+        self.asking = False
+        if self.transport.is_closing():
+            return  # the client went away before its answer
+        try:
+            self.transport.write(_reply(outcome))
+        except Exception:
+            logger.exception("fish: a connection failed")
+            self.transport.close()
             return
-        await writer.drain()
+        self._go_on()
