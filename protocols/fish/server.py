@@ -144,9 +144,7 @@ class FishConnection(LineProtocol):
         while not self.asking and not self.writing_paused and not transport.is_closing():
             if not self.pending:
                 if self.lines.too_long:
-                    transport.write(
-                        failure(FishError("Unknown_Action", f"a line is at most {MAX_LINE} bytes; closing"))
-                    )
+                    transport.write(failure(FishError("Unknown_Action", TOO_LONG)))
                     transport.close()
                 elif self.ended:
                     transport.close()
