@@ -8,12 +8,14 @@ different text, and the action decodes the row as before.
 
 Taking removes: one action at a time owns a rules state (the rules change it in place), and an action whose
 transaction is undone leaves nothing behind. Reads of the API that poll (a Fish player's state, a Plakoto table's
-status) peek instead: they decode nothing when the position is the one kept, and change nothing of it. What is kept
-is what the transaction's last change wrote: the services write a game's position from its rules' state after every
-change of that state (games/services.py, `_record`). The text compared is what this process wrote, so a database that
-rewrites JSON (PostgreSQL's jsonb) never matches, and there nothing is kept.
+status) peek instead: they decode nothing when the position is the one kept, and change nothing of it; the action
+after them decodes a state of its own from the kept value. What is kept is what the transaction's last change wrote:
+the services write a game's position from its rules' state after every change of that state (games/services.py,
+`_record`). The text compared is what this process wrote, so a database that rewrites JSON (PostgreSQL's jsonb) never
+matches, and there nothing is kept.
 """
 
+import threading
 from typing import Any
 
 from django.db import transaction
@@ -21,7 +23,11 @@ from django.db import transaction
 # How many games' positions a process keeps (the latest it changed): a Tâb position is about 7 KB decoded.
 KEPT = 10_000
 
-_kept: dict[str, tuple[str, Any, object]] = {}  # public id -> (stored text, its JSON value, the rules' state)
+# public id -> (stored text, its JSON value, the rules' state, whether a read has it: then no action may change it)
+_kept: dict[str, tuple[str, Any, object, bool]] = {}
+# Reads and actions run in several threads (the database thread, the web transports' worker threads): a state is
+# handed to readers or to one action, never to both, under this lock.
+_lock = threading.Lock()
 
 
 def keep_on_commit(public_id: str, text: str, value: Any, state: object) -> None:
@@ -31,24 +37,30 @@ def keep_on_commit(public_id: str, text: str, value: Any, state: object) -> None
 
 
 def _keep(public_id: str, text: str, value: Any, state: object) -> None:
-    if public_id not in _kept and len(_kept) >= KEPT:
-        del _kept[next(iter(_kept))]  # the oldest
-    _kept[public_id] = (text, value, state)
+    with _lock:
+        if public_id not in _kept and len(_kept) >= KEPT:
+            del _kept[next(iter(_kept))]  # the oldest
+        _kept[public_id] = (text, value, state, False)
 
 
 def peek(public_id: str, text: object) -> tuple[Any, object] | None:
     """Return the JSON value and rules state kept for the game if `text`, the position now stored, is the one kept,
-    leaving them kept: for a read, which must change neither (the game's next action takes them)."""
-    entry = _kept.get(public_id)
-    if entry is None or entry[0] != text:
-        return None
+    leaving them kept, for reads only, which must change neither: from then on the game's next action takes the value
+    alone and decodes a state of its own (a read in another thread may still be using this one)."""
+    with _lock:
+        entry = _kept.get(public_id)
+        if entry is None or entry[0] != text:
+            return None
+        if not entry[3]:
+            _kept[public_id] = (*entry[:3], True)
     return entry[1], entry[2]
 
 
-def take(public_id: str, text: object) -> tuple[Any, object] | None:
-    """Return the JSON value and rules state kept for the game if `text`, the position now stored, is the one kept;
-    the game's entry is gone either way."""
-    entry = _kept.pop(public_id, None)
+def take(public_id: str, text: object) -> tuple[Any, object | None] | None:
+    """Return the JSON value and rules state kept for the game if `text`, the position now stored, is the one kept
+    (the state None if reads have it); the game's entry is gone either way."""
+    with _lock:
+        entry = _kept.pop(public_id, None)
     if entry is None or entry[0] != text:
         return None
-    return entry[1], entry[2]
+    return entry[1], None if entry[3] else entry[2]

@@ -175,7 +175,7 @@ def test_reads_see_the_stored_position_whether_this_process_kept_it_or_not(djang
     assert found.position == game.state and ENGINE.state_to_json(found.state) == game.state
     # Kept where the text read back is the one written (SQLite): the reads have the very state the placement left.
     assert (services.reading(tokens[0]).state is found.state) == (connection.vendor == "sqlite")
-    # Read twice, changing nothing: the next action still finds the position it left.
+    # Read twice, changing nothing of the position.
     assert services.reading(tokens[0]).position == game.state and stored.penguins == found.state.penguins
     # Written by another process (another text): the reads decode what is stored.
     other = stored.copy()

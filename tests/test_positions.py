@@ -97,7 +97,10 @@ def test_a_read_peeks_without_taking(alice, bob, start_game, committed):
     assert positions.peek(game, text + " ") is None
     if KEPT:
         assert peeked is not None and peeked[0] == stored and TAB.state_to_json(peeked[1]) == stored
-        assert locked(game)[1] is peeked[1]  # the next action still takes it
+        # The next action takes the value, not the state that reads have (it decodes one of its own).
+        read, kept = locked(game)
+        assert read.state is peeked[0] and kept is None
+        assert positions.peek(game, text) is None  # taken
     else:
         assert peeked is None
 
@@ -138,3 +141,16 @@ def test_a_plakoto_table_is_read_as_stored_whether_kept_or_not(client, committed
     other.passes = [{"player": "W", "dice": [6, 6]}]
     Game.objects.filter(pk=game.pk).update(state=other.to_json())
     assert plakoto.table_view("peeked").state.passes == other.passes
+
+
+def test_a_kept_state_goes_to_reads_or_to_one_action_never_to_both():
+    value, state = {"v": 1}, object()
+    positions._keep("shared", "text", value, state)
+    assert positions.peek("shared", "text") == (value, state)
+    assert positions.peek("shared", "text") == (value, state)  # every read has the same
+    # The action after reads takes the value and decodes a state of its own: a read may still be using this one.
+    assert positions.take("shared", "text") == (value, None)
+    fresh = object()
+    positions._keep("shared", "newer", {"v": 2}, fresh)
+    assert positions.take("shared", "newer") == ({"v": 2}, fresh)  # no read had it: the action does
+    assert positions.peek("shared", "newer") is None
