@@ -9,7 +9,7 @@ different text, and the action decodes the row as before.
 Taking removes: one action at a time owns a rules state (the rules change it in place), and an action whose
 transaction is undone leaves nothing behind. Reads of the API that poll (a Fish player's state, a Plakoto table's
 status) peek instead: they decode nothing when the position is the one kept, and change nothing of it; the action
-after them decodes a state of its own from the kept value. What is kept is what the transaction's last change wrote:
+after them changes a copy of the state they had. What is kept is what the transaction's last change wrote:
 the services write a game's position from its rules' state after every change of that state (games/services.py,
 `_record`). The text compared is what this process wrote, so a database that rewrites JSON (PostgreSQL's jsonb) never
 matches, and there nothing is kept.
@@ -45,8 +45,8 @@ def _keep(public_id: str, text: str, value: Any, state: object) -> None:
 
 def peek(public_id: str, text: object) -> tuple[Any, object] | None:
     """Return the JSON value and rules state kept for the game if `text`, the position now stored, is the one kept,
-    leaving them kept, for reads only, which must change neither: from then on the game's next action takes the value
-    alone and decodes a state of its own (a read in another thread may still be using this one)."""
+    leaving them kept, for reads only, which must change neither: from then on the game's next action changes a copy
+    of that state (a read in another thread may still be using this one)."""
     with _lock:
         entry = _kept.get(public_id)
         if entry is None or entry[0] != text:
@@ -56,11 +56,12 @@ def peek(public_id: str, text: object) -> tuple[Any, object] | None:
     return entry[1], entry[2]
 
 
-def take(public_id: str, text: object) -> tuple[Any, object | None] | None:
-    """Return the JSON value and rules state kept for the game if `text`, the position now stored, is the one kept
-    (the state None if reads have it); the game's entry is gone either way."""
+def take(public_id: str, text: object) -> tuple[Any, object, bool] | None:
+    """Return the JSON value and rules state kept for the game if `text`, the position now stored, is the one kept,
+    and whether reads have that state (then the action changes a copy of its own: a read in another thread may still be
+    using it); the game's entry is gone either way."""
     with _lock:
         entry = _kept.pop(public_id, None)
     if entry is None or entry[0] != text:
         return None
-    return entry[1], None if entry[3] else entry[2]
+    return entry[1], entry[2], entry[3]

@@ -19,6 +19,7 @@ from core import prepared
 
 from . import positions
 from .models import Game, GameEvent, Seat
+from .rules import find_engine
 
 # A game's columns that actions change; the others are set when the game is created.
 GAME_SAVED = (
@@ -131,7 +132,10 @@ def game_locked(public_id: str) -> Game | None:
                 value = function(value, column, db)
         values.append(value)
     game = Game.from_db(DEFAULT_DB_ALIAS, names, values)
-    game._kept_state = None if kept is None else kept[1]
+    game._kept_state = None
+    if kept is not None:
+        # A state that reads have is theirs to keep: the action changes a copy (far cheaper than decoding one).
+        game._kept_state = find_engine(game.kind).copy(kept[1]) if kept[2] else kept[1]
     # Remembered only for a game that has started: a start undone by its transaction may have left its seats here.
     seated = _seated.get(public_id) if game.status != Game.Status.WAITING else None
     if seated is None:

@@ -97,9 +97,9 @@ def test_a_read_peeks_without_taking(alice, bob, start_game, committed):
     assert positions.peek(game, text + " ") is None
     if KEPT:
         assert peeked is not None and peeked[0] == stored and TAB.state_to_json(peeked[1]) == stored
-        # The next action takes the value, not the state that reads have (it decodes one of its own).
+        # The next action takes the value and a copy of the state that reads have.
         read, kept = locked(game)
-        assert read.state is peeked[0] and kept is None
+        assert read.state is peeked[0] and kept is not peeked[1] and TAB.state_to_json(kept) == stored
         assert positions.peek(game, text) is None  # taken
     else:
         assert peeked is None
@@ -148,9 +148,9 @@ def test_a_kept_state_goes_to_reads_or_to_one_action_never_to_both():
     positions._keep("shared", "text", value, state)
     assert positions.peek("shared", "text") == (value, state)
     assert positions.peek("shared", "text") == (value, state)  # every read has the same
-    # The action after reads takes the value and decodes a state of its own: a read may still be using this one.
-    assert positions.take("shared", "text") == (value, None)
+    # The action after reads is told so (it changes a copy): a read may still be using this one.
+    assert positions.take("shared", "text") == (value, state, True)
     fresh = object()
     positions._keep("shared", "newer", {"v": 2}, fresh)
-    assert positions.take("shared", "newer") == ({"v": 2}, fresh)  # no read had it: the action does
+    assert positions.take("shared", "newer") == ({"v": 2}, fresh, False)  # no read had it: the action's own
     assert positions.peek("shared", "newer") is None
