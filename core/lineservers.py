@@ -115,27 +115,19 @@ class _Running:
         config = self.config
         if config.on_start is not None:
             await config.on_start()
-        handshake_timeout = config.handshake_timeout if config.certificate else None
+        listening = {
+            "host": config.host,
+            "port": config.port,
+            "ssl": config.tls(),
+            "ssl_handshake_timeout": config.handshake_timeout if config.certificate else None,
+            "reuse_port": True,
+        }
         if config.protocol is not None:
             protocol = config.protocol
-            self.server = await asyncio.get_running_loop().create_server(
-                lambda: protocol(self.transports),
-                config.host,
-                config.port,
-                ssl=config.tls(),
-                ssl_handshake_timeout=handshake_timeout,
-                reuse_port=True,
-            )
+            loop = asyncio.get_running_loop()
+            self.server = await loop.create_server(lambda: protocol(self.transports), **listening)
         else:
-            self.server = await asyncio.start_server(
-                self.serve,
-                config.host,
-                config.port,
-                ssl=config.tls(),
-                ssl_handshake_timeout=handshake_timeout,
-                reuse_port=True,
-                limit=config.line_limit,
-            )
+            self.server = await asyncio.start_server(self.serve, limit=config.line_limit, **listening)
         secure = " (TLS)" if config.certificate else ""
         logger.info("%s serves on %s:%d%s", config.name, config.host, config.port, secure)
 

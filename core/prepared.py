@@ -34,7 +34,7 @@ class _Kept:
 def _kept(db: BaseDatabaseWrapper) -> _Kept:
     kept: _Kept | None = getattr(db, "_prepared_kept", None)
     # The connection is replaced when it is closed (CONN_MAX_AGE, an error): then a cursor of the new one.
-    if kept is None or kept.connection is not db.connection or db.connection is None:
+    if kept is None or kept.connection is not db.connection:
         db.ensure_connection()
         # On SQLite a plain cursor of the driver, which reads its own placeholders ("?"), where Django's converts
         # each statement's "%s" on every call; elsewhere the cursor Django's wraps.

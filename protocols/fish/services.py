@@ -132,11 +132,11 @@ class Reading:
     position: dict[str, Any] | None  # the engine's JSON of the game in play; None until the game starts
     joined: int  # how many players have joined
     deadline: datetime | None  # when the turn on ends
-    kept: State | None = None  # the position's rules state as this process kept it (games/positions.py): read only
+    kept: State | None = None  # the position's rules state as this process kept it, shared with other reads
 
     @cached_property
     def state(self) -> State | None:
-        """The position as the rules' state, never to be changed (it may be the one kept for the next action)."""
+        """The position as the rules' state, never to be changed (it may be shared with other reads)."""
         if self.kept is not None:
             return self.kept
         return ENGINE.state_from_json(self.position) if self.position is not None else None

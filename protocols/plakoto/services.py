@@ -116,7 +116,7 @@ _table_query = Prepared(
 
 def table_view(name: str) -> TableView:
     """Read a table (never creating it): its row, its current game and that game's position (the rules' state, which
-    the reads must not change: it may be the one kept for the game's next action)."""
+    the reads must not change: it may be shared with other reads, games/positions.py)."""
     row = _table_query.first(name)
     if row is None:
         return TableView(None, None, State.new())
