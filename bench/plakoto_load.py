@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-import aiohttp
+import orjson
 
 try:  # pragma: no cover - optional
     import uvloop
@@ -32,6 +32,7 @@ except ImportError:  # pragma: no cover
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from load import TreeProbe, summary  # noqa: E402  (bench/load.py: the same figures as the other scenarios)
+from rawhttp import Client, raise_open_files_limit  # noqa: E402  (a client cheap enough for 4,000 requests a second)
 
 clock = time.monotonic
 
@@ -45,26 +46,27 @@ class Table:
         self.busy = False
 
 
-async def seat(session: aiohttp.ClientSession, base: str, table: Table) -> None:
-    async with session.post(f"{base}/plakoto/{table.name}/board/", data=b"") as response:
-        assert response.status == 200, await response.text()
+async def seat(client: Client, table: Table) -> None:
+    status, body = await client.request("POST", f"/plakoto/{table.name}/board/")
+    assert status == 200, body
     for colour in ("W", "B"):
-        async with session.put(f"{base}/plakoto/{table.name}/players/{colour}", json={"username": colour}) as response:
-            table.tokens[colour] = (await response.json())[0]["token"]
-    await learn(session, base, table)
+        body = orjson.dumps({"username": colour})
+        _, answer = await client.request("PUT", f"/plakoto/{table.name}/players/{colour}", body)
+        table.tokens[colour] = orjson.loads(answer)[0]["token"]
+    await learn(client, table)
 
 
-async def learn(session: aiohttp.ClientSession, base: str, table: Table) -> None:
+async def learn(client: Client, table: Table) -> None:
     """Read who is on turn and what they may do (a client's bookkeeping, not timed)."""
-    async with session.get(f"{base}/plakoto/{table.name}/status/") as response:
-        status = (await response.json())[0]
+    _, body = await client.request("GET", f"/plakoto/{table.name}/status/")
+    status = orjson.loads(body)[0]
     table.turn = status["p_turn"] if status["status"] == "started" else None
     table.moves = []
     if table.turn is None:
         return
     headers = {"X-Token": table.tokens[table.turn]}
-    async with session.get(f"{base}/plakoto/{table.name}/board/", headers=headers) as response:
-        table.moves = moves_of(await response.json())
+    _, body = await client.request("GET", f"/plakoto/{table.name}/board/", headers=headers)
+    table.moves = moves_of(orjson.loads(body))
 
 
 def moves_of(cells: list[dict]) -> list[tuple[int, int, int]]:
@@ -73,10 +75,12 @@ def moves_of(cells: list[dict]) -> list[tuple[int, int, int]]:
 
 async def main(args: argparse.Namespace) -> dict:
     rng = random.Random(args.seed)
-    # A capped pool queues requests in the generator itself, which would count as the server's latency.
-    connector = aiohttp.TCPConnector(limit=args.connections, limit_per_host=0, keepalive_timeout=60)
+    # No cap on connections: a capped pool queues requests in the generator itself, which would count as the server's
+    # latency.
+    raise_open_files_limit()
+    client = Client(args.url)
     results: dict = {"tables": args.tables, "moves_per_s": args.moves, "polls_per_s": args.polls}
-    async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=60)) as session:
+    try:
         # Names of this run's own: a table of an earlier run may still be in play (only its players may reset it).
         run = secrets.token_hex(3)
         tables = [Table(f"bench-{run}-{index}") for index in range(args.tables)]
@@ -85,7 +89,7 @@ async def main(args: argparse.Namespace) -> dict:
 
         async def setup(table: Table) -> None:
             async with semaphore:
-                await seat(session, args.url, table)
+                await seat(client, table)
 
         await asyncio.gather(*(setup(table) for table in tables))
         results["setup_s"] = clock() - started
@@ -101,19 +105,18 @@ async def main(args: argparse.Namespace) -> dict:
             try:
                 x, y, destination = rng.choice(table.moves)
                 headers = {"X-Token": table.tokens[table.turn]}
-                url = f"{args.url}/plakoto/{table.name}/board/piece/{x}/{y}/"
-                async with session.put(url, json={"x": destination}, headers=headers) as response:
-                    body = await response.json()
+                path = f"/plakoto/{table.name}/board/piece/{x}/{y}/"
+                status, body = await client.request("PUT", path, b'{"x": %d}' % destination, headers)
                 move_latency.append(clock() - scheduled)
-                if response.status != 200:
-                    errors.append(str(body))
-                    await learn(session, args.url, table)
+                if status != 200:
+                    errors.append(body.decode(errors="replace")[:200])
+                    await learn(client, table)
                     return
-                table.moves = moves_of(body)
+                table.moves = moves_of(orjson.loads(body))
                 if not table.moves:
-                    await learn(session, args.url, table)
+                    await learn(client, table)
                     if table.turn is None:
-                        await seat(session, args.url, table)
+                        await seat(client, table)
             except Exception as error:  # noqa: BLE001 - every failure is counted
                 errors.append(repr(error))
             finally:
@@ -121,11 +124,10 @@ async def main(args: argparse.Namespace) -> dict:
 
         async def poll(table: Table, scheduled: float) -> None:
             try:
-                async with session.get(f"{args.url}/plakoto/{table.name}/status/") as response:
-                    await response.read()
+                status, _ = await client.request("GET", f"/plakoto/{table.name}/status/")
                 poll_latency.append(clock() - scheduled)
-                if response.status != 200:
-                    errors.append(f"status {response.status}")
+                if status != 200:
+                    errors.append(f"status {status}")
             except Exception as error:  # noqa: BLE001
                 errors.append(repr(error))
 
@@ -176,8 +178,11 @@ async def main(args: argparse.Namespace) -> dict:
                 "error_samples": errors[:5],
                 "move_ms": summary(move_latency),
                 "poll_ms": summary(poll_latency),
+                "connections_opened": client.opened,
             }
         )
+    finally:
+        client.close()
     return results
 
 
@@ -188,7 +193,6 @@ def run() -> int:
     parser.add_argument("--moves", type=float, default=1000)
     parser.add_argument("--polls", type=float, default=2000)
     parser.add_argument("--duration", type=float, default=30)
-    parser.add_argument("--connections", type=int, default=0, help="the most connections at once (0: no cap)")
     parser.add_argument("--seed", type=int)
     parser.add_argument("--server-pid", type=int, help="the server's process, to measure its CPU")
     parser.add_argument("--json", type=Path)

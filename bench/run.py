@@ -490,7 +490,8 @@ def plakoto_scenario(run_dir: Path, args: argparse.Namespace, duration: float) -
     rows.append(f"| server CPU over the run | {figures['server_cpu_percent']:.0f}% of one core (of {os.cpu_count()}) |")
     rows.append(
         f"| load generator CPU | {figures['generator_cpu_percent']:.0f}% of one core (at most "
-        f"{figures['generator_behind_ms']:.0f} ms behind its schedule) |"
+        f"{figures['generator_behind_ms']:.0f} ms behind its schedule; {figures['connections_opened']:,} connections "
+        "opened) |"
     )
     rows.append(f"| machine busy just before (other programs) | {busy:.0f}% of one core |")
     label = f"Plakoto: 1,000 tables, {moves:g} moves/s and {polls:g} status polls/s offered, {duration:g} s"
