@@ -1,8 +1,7 @@
 """The course API's update message: the full snapshot of a game, as the course server sent it on `update`."""
 
-import json
-
 from accounts.nicks import nick_of
+from core.jsontext import compact
 from games.models import Game
 from games.rules import tab
 
@@ -49,4 +48,4 @@ def game_message(game: Game, state: tab.State | None = None) -> dict | None:
 def render(game: Game, state: tab.State | None) -> str | None:
     """Return the update message of the game's current version as the stream sends it, or None while it waits."""
     message = game_message(game, state)
-    return None if message is None else json.dumps(message, separators=(",", ":"))
+    return None if message is None else compact(message).decode()

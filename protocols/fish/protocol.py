@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 
 from core.errors import Refusal
+from core.jsontext import compact
 
 MAX_LINE = 64 * 1024
 
@@ -233,17 +234,9 @@ def fields(request: Mapping[str, Any]) -> Fields:
 
 
 def answer(payload: Mapping[str, Any]) -> bytes:
-    """Return the line of an answer: compact JSON, every character past ASCII escaped as the standard library does.
-    Written by orjson, several times faster (a state's board, a list of moves), where its text is the standard
-    library's: pure ASCII without DEL (which the standard library escapes and orjson does not) and nothing orjson
-    refuses (a lone surrogate, an integer past 64 bits); the standard library writes the others."""
-    try:
-        text = orjson.dumps(payload)
-    except TypeError:  # orjson.JSONEncodeError
-        text = b"\x7f"
-    if not text.isascii() or b"\x7f" in text:
-        text = json.dumps(payload, separators=(",", ":")).encode()
-    return text + b"\n"
+    """Return the line of an answer: compact JSON, every character past ASCII escaped as the standard library does
+    (core/jsontext.py: written by orjson where its text is the standard library's)."""
+    return compact(payload) + b"\n"
 
 
 def failure(error: FishError) -> bytes:
