@@ -20,6 +20,7 @@ Everything else (pages, admin, static files) goes to Django's usual handler with
 """
 
 import asyncio
+import contextlib
 import io
 
 from django.core.handlers.asgi import ASGIHandler
@@ -118,15 +119,24 @@ class ApiHandler(ASGIHandler):
         return response
 
     async def send_response(self, response: HttpResponseBase, send) -> None:
-        """Send a response as Django's handler does, for less when it is one small body without cookies (every answer
-        of a function): its headers are already checked and kept as Latin-1 text by the response, and its body goes
-        in one message."""
-        if response.streaming or response.cookies:
+        """Send a response as Django's handler does, for less when it has no cookies (every answer of a function and
+        every stream): its headers are already checked and kept as Latin-1 text by the response; a body goes in one
+        message, and each part of a stream in one message as it comes (Django's handler cuts each part through a
+        generator of its own, for parts far larger than a stream's events)."""
+        if response.cookies:
             await super().send_response(response, send)
             return
         headers = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in response.items()]
         await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
-        await send({"type": "http.response.body", "body": response.content})
+        if not response.streaming:
+            await send({"type": "http.response.body", "body": response.content})
+            return
+        # Closed when the stream ends, fails or is cancelled (its client left), as Django's handler does: its
+        # `finally` releases what the stream holds at once, not when the collector finds it.
+        async with contextlib.aclosing(aiter(response)) as parts:
+            async for part in parts:
+                await send({"type": "http.response.body", "body": part, "more_body": True})
+        await send({"type": "http.response.body"})
 
     async def stream(self, response: HttpResponseBase, receive, send) -> None:
         """Send a stream until it ends or the client goes away, whichever comes first.
