@@ -25,6 +25,9 @@ class WebMount:
     # What a cross-origin preflight allows.
     methods: str = "GET, POST, OPTIONS"
     headers: str = "Content-Type, Last-Event-ID, Cache-Control"
+    # The dotted path of `serve(scope, receive, send, direct)`, which answers the mount's requests on the ASGI
+    # connection itself and hands the lean handler those it leaves (core/direct.py); "" for none.
+    direct: str = ""
 
 
 def mounts() -> list[WebMount]:

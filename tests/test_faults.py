@@ -214,6 +214,12 @@ def test_postgresql_outage_answers_503_and_play_resumes(postgres_databases, tmp_
             assert response.headers["retry-after"] == "5"
         response = server.http.get("/update", params={"nick": nick, "game": table.game})
         assert (response.status_code, list(response.json())) == (503, ["error"])
+        # The Plakoto API, which answers on the connection itself (core/direct.py), refuses as the others do.
+        for method, path in (("GET", "/plakoto/demo/status/"), ("PUT", "/plakoto/demo/players/W")):
+            response = server.http.request(method, path, json={"username": "ann"})
+            assert response.status_code == 503, (path, response.text)
+            assert response.json() == {"error": "The database is unavailable: try again in a few seconds"}
+            assert (response.headers["retry-after"], response.headers["access-control-allow-origin"]) == ("5", "*")
         response = server.http.get("/healthz")
         assert (response.status_code, response.json()) == (
             503,

@@ -269,6 +269,47 @@ def test_preflights_and_cors(api):
     assert api.get("/Bad/status").headers["access-control-allow-origin"] == "*"
 
 
+def same_headers(direct: httpx.Response, lean: httpx.Response) -> None:
+    """Two answers carry the same headers, but for their lengths and dates."""
+
+    def kept(response):
+        return {key: value for key, value in response.headers.items() if key not in ("content-length", "date")}
+
+    assert kept(direct) == kept(lean)
+
+
+def test_the_api_answered_on_the_connection_has_the_lean_handlers_headers(api):
+    """The API answers on the ASGI connection itself (core/direct.py), and leaves to Django's lean handler what is no
+    path of a table (here /plakoto/ itself): both answers carry the same headers."""
+    direct, lean = api.get("/Bad!/status/"), api.get("/")
+    assert (direct.status_code, direct.json()) == (404, {"errormesg": "Unknown table."})
+    assert (lean.status_code, lean.json()) == (404, {"errormesg": "Not found."})
+    same_headers(direct, lean)
+    assert direct.headers["x-content-type-options"] == "nosniff"
+    assert direct.headers["access-control-allow-origin"] == "*"
+
+
+def test_behind_an_https_proxy_the_api_is_redirected_or_answered_with_hsts(live_databases, tmp_path):
+    """With HTTPS on, a request that came over plain HTTP is redirected (by Django's security middleware, which the
+    lean handler runs), and one that the trusted proxy says came over HTTPS is answered with Strict-Transport-Security,
+    as the lean handler answers."""
+    from .live import Server
+
+    server = Server(live_databases.new(), tmp_path, HTTPS="true", TRUSTED_PROXIES="1")
+    try:
+        with httpx.Client(base_url=server.url + "/plakoto") as client:
+            plain = client.get("/demo/status/")
+            assert plain.status_code == 301 and plain.headers["location"].startswith("https://")
+            secure = {"X-Forwarded-Proto": "https"}
+            direct, lean = client.get("/demo/status/", headers=secure), client.get("/", headers=secure)
+            assert direct.status_code == 200 and direct.json()[0]["status"] == "not active"
+            assert direct.headers["strict-transport-security"].startswith("max-age=")
+            assert lean.status_code == 404
+            same_headers(direct, lean)
+    finally:
+        server.stop()
+
+
 def test_a_restart_loses_nothing(live_databases, tmp_path):
     from .live import Gunicorn
 

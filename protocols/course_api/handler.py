@@ -30,8 +30,10 @@ from django.middleware.security import SecurityMiddleware
 from django.urls import get_resolver
 from django.urls.resolvers import ResolverMatch
 from django.utils.log import log_response
+from django.utils.module_loading import import_string
 
 from core import transports
+from core.direct import Direct, read_small_body
 from core.middleware import ClientAddressMiddleware, CorsMiddleware, RefusalMiddleware
 
 from . import urls
@@ -53,18 +55,6 @@ def served_as_api(path: str) -> bool:
         or path.startswith(transports.lean_prefixes())
         or any(regex.match(path[1:]) for regex in SPECTATORS)
     )
-
-
-async def read_small_body(receive) -> bytes | None:
-    """Return the whole body of a request (BodySizeLimit has bounded it), or None when the client left first."""
-    chunks = []
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            return None
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body", False):
-            return b"".join(chunks)
 
 
 class ApiHandler(ASGIHandler):
@@ -181,11 +171,19 @@ def application_for(pages: ASGIHandler):
     """Return the ASGI application: the protocol's paths and the spectators' streams to `ApiHandler`, the rest
     to `pages`."""
     api = ApiHandler()
+    # The mounts that answer their own requests (core/direct.py), leaving the rest to the lean handler.
+    direct = Direct(api)
+    serving = [(f"/{mount.prefix}", import_string(mount.direct)) for mount in transports.mounts() if mount.direct]
 
     # Not a coroutine of its own: the handler's is awaited directly, one frame fewer for every resumption of a request.
     def application(scope, receive, send):
-        if scope["type"] == "http" and served_as_api(scope["path"]):
-            return api(scope, receive, send)
+        if scope["type"] == "http":
+            path = scope["path"]
+            for prefix, serve in serving:
+                if path.startswith(prefix):
+                    return serve(scope, receive, send, direct)
+            if served_as_api(path):
+                return api(scope, receive, send)
         return pages(scope, receive, send)
 
     return application

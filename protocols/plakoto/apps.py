@@ -8,12 +8,13 @@ class PlakotoConfig(AppConfig):
     label = "plakoto"
     verbose_name = "Plakoto tables"
     web_mounts = (
-        # The REST API: clients poll it, so the lean handler serves it. Its methods include PUT, and its token may
-        # come in an X-Token header, as its page says.
+        # The REST API: clients poll it, so it answers on the connection itself, and the lean handler serves what it
+        # leaves. Its methods include PUT, and its token may come in an X-Token header, as its page says.
         WebMount(
             "plakoto/",
             "protocols.plakoto.urls",
             lean=True,
+            direct="protocols.plakoto.views.serve",
             methods="GET, POST, PUT, OPTIONS",
             headers="Content-Type, X-Token",
         ),

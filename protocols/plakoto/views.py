@@ -23,6 +23,8 @@ from django.views.decorators.http import require_GET
 
 from core import limits
 from core.dbthread import in_database_thread, in_worker_thread
+from core.direct import Direct, header_value, logged, read_small_body, refusal_of
+from core.direct import answer as answer_directly
 from core.sse import event_stream, ping_unless_woken
 from games.publication import Subscription
 
@@ -38,16 +40,26 @@ class NotFound(ApiError):
     status = 404
 
 
-def answer(data: Any) -> JsonResponse:
-    return JsonResponse(data, safe=False)
+# An answer of the API: its status and its JSON body (JsonResponse's text: the standard library's, with spaces).
+Answer = tuple[int, bytes]
 
 
-def board_answer(text: str) -> HttpResponse:
-    return HttpResponse(text, content_type="application/json")
+def answer(data: Any) -> Answer:
+    return 200, json.dumps(data).encode()
 
 
-def refusal(error: ApiError) -> JsonResponse:
-    return JsonResponse({"errormesg": str(error)}, status=error.status)
+def board_answer(text: str) -> Answer:
+    return 200, text.encode()
+
+
+def refusal(error: ApiError) -> Answer:
+    return error.status, json.dumps({"errormesg": str(error)}).encode()
+
+
+def response(answered: Answer) -> HttpResponse:
+    """The answer as Django's response, for the views that Django's handlers serve."""
+    status, body = answered
+    return HttpResponse(body, status=status, content_type="application/json")
 
 
 def _integer(value: object, low: int, high: int) -> int:
@@ -92,14 +104,45 @@ def _not_allowed(request: "Call | HttpRequest") -> ApiError:
     return ApiError(f"Method {request.method} not allowed here.")
 
 
-async def table(request: HttpRequest, name: str, rest: str = "") -> JsonResponse:
-    """Every path under a table's base URL: one trip to the database thread."""
+async def table(request: HttpRequest, name: str, rest: str = "") -> HttpResponse:
+    """Every path under a table's base URL: one trip to the database thread (Django's handlers serve it only where
+    `serve` below leaves it to them, and in tests with Django's client)."""
     call = Call(request.method or "GET", request.headers.get("X-Token"), request.body)
-    return await _answer(call, name, rest)
+    return response(await _answer(call, name, rest))
+
+
+PREFIX = "/plakoto/"
+X_TOKEN = b"x-token"
+
+
+async def serve(scope: dict, receive, send, direct: Direct) -> None:
+    """The API on the ASGI connection itself (core/direct.py): the paths of `table`, with the answers and headers it
+    would have, for a fraction of the CPU (clients poll). Preflights, and requests Django's security middleware would
+    redirect, go to the lean handler."""
+    headers = direct.headers(scope)
+    name, _, rest = scope["path"].removeprefix(PREFIX).partition("/")
+    if headers is None or not name or not rest:  # `table` takes "<name>/<rest>"; the lean handler answers the rest
+        await direct.fallback(scope, receive, send)
+        return
+    body = await read_small_body(receive)
+    if body is None:
+        return
+    call = Call(scope["method"], header_value(scope, X_TOKEN), body)
+    try:
+        status, text = await _answer(call, name, rest)
+    except Exception as error:
+        refused = refusal_of(scope, error)
+        if refused is None:
+            raise
+        status, text = refused.status_code, refused.content
+        headers = [*headers, *((key.encode("latin-1"), value.encode("latin-1")) for key, value in refused.items())]
+        headers = [pair for pair in headers if pair[0] not in (b"Content-Type", b"Content-Length")]
+    logged(scope, status)
+    await answer_directly(send, status, text, headers)
 
 
 @in_database_thread
-def _answer(call: Call, name: str, rest: str) -> JsonResponse:
+def _answer(call: Call, name: str, rest: str) -> Answer:
     try:
         if not TABLE_NAME.fullmatch(name):
             raise NotFound("Unknown table.")
@@ -108,7 +151,7 @@ def _answer(call: Call, name: str, rest: str) -> JsonResponse:
         return refusal(error)
 
 
-def _route(request: Call, name: str, parts: list[str]) -> JsonResponse:
+def _route(request: Call, name: str, parts: list[str]) -> Answer:
     match parts:
         case ["board"]:
             return _board(request, name)
@@ -128,7 +171,7 @@ def _route(request: Call, name: str, parts: list[str]) -> JsonResponse:
     raise NotFound("Not found.")
 
 
-def _board(request: Call, name: str) -> JsonResponse:
+def _board(request: Call, name: str) -> Answer:
     if request.method == "GET":
         token = _token(request, _body_or_empty(request))
         return _board_of(services.table_view(name), token)
@@ -148,7 +191,7 @@ def _body_or_empty(request: Call) -> dict[str, Any]:
         return {}
 
 
-def _piece(request: Call, name: str, x: str, y: str) -> JsonResponse:
+def _piece(request: Call, name: str, x: str, y: str) -> Answer:
     if request.method not in ("GET", "PUT"):
         raise _not_allowed(request)
     if request.method == "GET":
@@ -164,11 +207,11 @@ def _piece(request: Call, name: str, x: str, y: str) -> JsonResponse:
     return board_answer(services.piece_move(name=name, token=token, x=column, y=row, destination=destination))
 
 
-def _board_of(view: services.TableView, token: str | None) -> HttpResponse:
+def _board_of(view: services.TableView, token: str | None) -> Answer:
     return board_answer(services.board_json(view.state, services.mover(view, token)))
 
 
-def _player(request: Call, name: str, colour: str, user_id: int | None = None) -> JsonResponse:
+def _player(request: Call, name: str, colour: str, user_id: int | None = None) -> Answer:
     if colour not in ("B", "W"):
         raise NotFound(f"Player {colour[:20]} not found.")
     if request.method == "GET":
@@ -194,12 +237,12 @@ def _player(request: Call, name: str, colour: str, user_id: int | None = None) -
     return answer([seat])
 
 
-async def not_found(request: HttpRequest, rest: str = "") -> JsonResponse:
-    return refusal(NotFound("Not found."))
+async def not_found(request: HttpRequest, rest: str = "") -> HttpResponse:
+    return response(refusal(NotFound("Not found.")))
 
 
 @csrf_exempt
-def seat(request: HttpRequest, name: str, colour: str) -> JsonResponse:
+def seat(request: HttpRequest, name: str, colour: str) -> HttpResponse:
     """PUT /tables/plakoto/<table>/seat/<W|B> {username}: the page's `PUT players/<p>`, which also records the
     signed-in player's account, so that the game counts in their rankings."""
     try:
@@ -207,13 +250,13 @@ def seat(request: HttpRequest, name: str, colour: str) -> JsonResponse:
             raise NotFound("Unknown table.")
         user_id = request.user.pk if request.user.is_authenticated else None
         call = Call(request.method or "GET", None, request.body)
-        return _player(call, name, colour, user_id)
+        return response(_player(call, name, colour, user_id))
     except ApiError as error:
-        return refusal(error)
+        return response(refusal(error))
 
 
 @csrf_exempt
-def computer(request: HttpRequest, name: str) -> JsonResponse:
+def computer(request: HttpRequest, name: str) -> HttpResponse:
     """POST /tables/plakoto/<table>/computer {level}: the page's "play the computer": it takes the free seat."""
     from games.bots import is_offered, offered_text
 
@@ -225,9 +268,9 @@ def computer(request: HttpRequest, name: str) -> JsonResponse:
         level = _body(request).get("level", 2)
         if not is_offered("plakoto", level):
             raise ApiError(f"level is one of {offered_text('plakoto')}.")
-        return answer([{"piece_color": services.seat_computer(name=name, level=level)}])
+        return response(answer([{"piece_color": services.seat_computer(name=name, level=level)}]))
     except ApiError as error:
-        return refusal(error)
+        return response(refusal(error))
 
 
 @in_worker_thread
@@ -237,11 +280,11 @@ def _followed(name: str) -> tuple[str | None, str]:
     return (view.game.public_id if view.game else None), json.dumps([services.status(view)])
 
 
-async def table_stream(request: HttpRequest, name: str) -> StreamingHttpResponse | JsonResponse:
+async def table_stream(request: HttpRequest, name: str) -> StreamingHttpResponse | HttpResponse:
     """GET /tables/plakoto/<table>/stream: Server-Sent Events, the table's status (as `GET status/` answers it) now
     and at every change of the table or its game; what players' pages and spectators follow."""
     if not TABLE_NAME.fullmatch(name):
-        return refusal(NotFound("Unknown table."))
+        return response(refusal(NotFound("Unknown table.")))
     try:
         slot = limits.spectator_slot(f"plakoto:{name}", limits.client_address(request))
     except limits.Throttled as error:

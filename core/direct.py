@@ -1,0 +1,131 @@
+"""Direct answers: a protocol's busiest requests answered on the ASGI connection, without Django's request, middleware
+chain and response objects.
+
+A Plakoto client polls `status/` thousands of times a second; in-process, Django's request, its middleware and its
+response cost a poll more than its read (about 60 % of its CPU). Such a request is small and its answer one JSON body,
+so its protocol may serve it from the ASGI scope itself (`DirectMount`) and answer with `answer()` here, which adds
+exactly the headers that the protocols' lean handler (protocols/course_api/handler.py) would have added:
+
+- the security headers of Django's `SecurityMiddleware`, worked out by that middleware itself on a stand-in request
+  with the same scheme and proxy header (the only parts of a request it reads for them) and kept per pair;
+- `Access-Control-Allow-Origin: *`, as `CorsMiddleware` adds to every protocol's answer.
+
+A request that Django's middleware would answer differently goes to the lean handler instead (`Direct.fallback`): a
+preflight (OPTIONS), and any request that `SecurityMiddleware` would redirect to HTTPS. Refusals that any view may
+meet (a limit, an unreachable database) are turned into answers by the same `RefusalMiddleware`, and answers of 400
+and more are logged as Django logs them.
+"""
+
+import io
+from collections.abc import Awaitable, Callable
+
+from django.conf import settings
+from django.core.exceptions import DisallowedHost
+from django.core.handlers.asgi import ASGIRequest
+from django.db import InterfaceError, OperationalError
+from django.http import HttpResponse, HttpResponseBase
+from django.middleware.security import SecurityMiddleware
+from django.utils.log import log_response
+
+from .errors import Refusal
+from .middleware import RefusalMiddleware
+
+Headers = list[tuple[bytes, bytes]]
+ASGIApp = Callable[..., Awaitable[None]]
+
+
+async def read_small_body(receive) -> bytes | None:
+    """Return the whole body of a request (BodySizeLimit has bounded it), or None when the client left first."""
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _proxy_header() -> bytes | None:
+    """The request header that says a proxy received the request over HTTPS (SECURE_PROXY_SSL_HEADER), as it comes in
+    the ASGI scope, if one is set."""
+    if not settings.SECURE_PROXY_SSL_HEADER:
+        return None
+    name = settings.SECURE_PROXY_SSL_HEADER[0]
+    return name.removeprefix("HTTP_").replace("_", "-").lower().encode("latin-1")
+
+
+def header_value(scope: dict, name: bytes) -> str | None:
+    """A request header's value as Django reads it (Latin-1; several of one name joined by commas), or None."""
+    values = [value for key, value in scope["headers"] if key.lower() == name]
+    if not values:
+        return None
+    return ",".join(value.decode("latin-1") for value in values)
+
+
+def _security_of(scheme: str, proxy: bytes | None, proxied: str | None) -> Headers | None:
+    """The headers SecurityMiddleware adds to an answer for a request of this scheme and proxy header, or None when it
+    would redirect such a request (SECURE_SSL_REDIRECT): worked out by the middleware itself on a stand-in."""
+    headers = [] if proxy is None or proxied is None else [(proxy, proxied.encode("latin-1"))]
+    scope = {"type": "http", "method": "GET", "path": "/", "scheme": scheme, "headers": headers, "query_string": b""}
+    request = ASGIRequest(scope, io.BytesIO())
+    security = SecurityMiddleware(lambda request: HttpResponse())
+    try:
+        if security.process_request(request) is not None:
+            return None
+    except DisallowedHost:  # it asked the stand-in for the host to redirect to: it redirects such requests
+        return None
+    response = security.process_response(request, HttpResponse())
+    return [
+        (name.encode("latin-1"), value.encode("latin-1")) for name, value in response.items() if name != "Content-Type"
+    ]
+
+
+class Direct:
+    """What answers a protocol's requests directly; `fallback` is the lean handler, for the requests it leaves."""
+
+    def __init__(self, fallback: ASGIApp) -> None:
+        self.fallback = fallback
+        # The security headers by scheme and proxy header: None where the request is redirected.
+        self._security: dict[tuple[str, str | None], Headers | None] = {}
+
+    def headers(self, scope: dict) -> Headers | None:
+        """The headers of every answer to this request but its type and length, or None if the lean handler must
+        answer it (a preflight; a request SecurityMiddleware redirects)."""
+        if scope["method"] == "OPTIONS":
+            return None
+        proxy = _proxy_header()
+        proxied = None if proxy is None else header_value(scope, proxy)
+        key = (scope.get("scheme", "http"), proxied)
+        if key not in self._security:
+            if len(self._security) >= 16:  # a proxy header that varies: work it out each time
+                self._security.clear()
+            security = _security_of(key[0], proxy, proxied)
+            self._security[key] = None if security is None else [*security, (b"Access-Control-Allow-Origin", b"*")]
+        return self._security[key]
+
+
+async def answer(send, status: int, body: bytes, headers: Headers) -> None:
+    """Send a JSON answer with the given headers."""
+    head = [(b"Content-Type", b"application/json"), *headers, (b"Content-Length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": head})
+    await send({"type": "http.response.body", "body": body})
+
+
+def logged(scope: dict, status: int) -> None:
+    """Log an answer of 400 or more as Django's handler logs it."""
+    if status >= 400:
+        response = HttpResponse(status=status)
+        log_response("%s: %s", response.reason_phrase, scope["path"], response=response)
+
+
+def refusal_of(scope: dict, error: Exception) -> HttpResponseBase | None:
+    """The answer RefusalMiddleware gives to what a view ran into (a refusal, an unreachable database), or None."""
+    if not isinstance(error, Refusal | OperationalError | InterfaceError):
+        return None
+
+    class Seen:  # what RefusalMiddleware reads of a request: for its log line
+        method = scope["method"]
+        path = scope["path"]
+
+    return RefusalMiddleware(lambda request: None).process_exception(Seen, error)
