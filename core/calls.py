@@ -20,6 +20,11 @@ def arguments(request: HttpRequest) -> dict[str, Any]:
         raw = request.body
     except RequestDataTooBig:
         raise Refusal(too_large(), status=413) from None
+    return arguments_of(raw)
+
+
+def arguments_of(raw: bytes) -> dict[str, Any]:
+    """`arguments` of a request whose body is `raw`."""
     if not raw.strip():
         return {}
     try:

@@ -11,9 +11,9 @@ exactly the headers that the protocols' lean handler (protocols/course_api/handl
 - `Access-Control-Allow-Origin: *`, as `CorsMiddleware` adds to every protocol's answer.
 
 A request that Django's middleware would answer differently goes to the lean handler instead (`Direct.fallback`): a
-preflight (OPTIONS), and any request that `SecurityMiddleware` would redirect to HTTPS. Refusals that any view may
-meet (a limit, an unreachable database) are turned into answers by the same `RefusalMiddleware`, and answers of 400
-and more are logged as Django logs them.
+preflight (OPTIONS), and any request that `SecurityMiddleware` would redirect to HTTPS. What a view raises is turned
+into the answer Django's would give (`failure`: RefusalMiddleware's to a limit or an unreachable database, Django's
+own 500 to anything else), and answers of 400 and more are logged as Django logs them.
 """
 
 import io
@@ -22,12 +22,11 @@ from collections.abc import Awaitable, Callable
 from django.conf import settings
 from django.core.exceptions import DisallowedHost
 from django.core.handlers.asgi import ASGIRequest
-from django.db import InterfaceError, OperationalError
+from django.core.handlers.exception import response_for_exception
 from django.http import HttpResponse, HttpResponseBase
 from django.middleware.security import SecurityMiddleware
 from django.utils.log import log_response
 
-from .errors import Refusal
 from .middleware import RefusalMiddleware
 
 Headers = list[tuple[bytes, bytes]]
@@ -105,27 +104,36 @@ class Direct:
         return self._security[key]
 
 
-async def answer(send, status: int, body: bytes, headers: Headers) -> None:
-    """Send a JSON answer with the given headers."""
-    head = [(b"Content-Type", b"application/json"), *headers, (b"Content-Length", str(len(body)).encode())]
+async def answer(scope: dict, send, status: int, body: bytes, headers: Headers) -> None:
+    """Send a JSON answer with these headers; one of 400 or more is logged as Django's handler logs it."""
+    if status >= 400:
+        response = HttpResponse(status=status)
+        log_response("%s: %s", response.reason_phrase, scope["path"], response=response)
+    await _send(send, status, [(b"Content-Type", b"application/json"), *headers], body)
+
+
+async def answer_response(scope: dict, send, response: HttpResponseBase, headers: Headers) -> None:
+    """Send one of Django's responses (a refusal with its own headers, a failure: rare) with these headers besides its
+    own; one of 400 or more is logged as Django's handler logs it (unless it was already)."""
+    if response.status_code >= 400:
+        log_response("%s: %s", response.reason_phrase, scope["path"], response=response)
+    own = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in response.items()]
+    names = {name.lower() for name, _ in own} | {b"content-length"}
+    head = [pair for pair in own if pair[0].lower() != b"content-length"]
+    head += [pair for pair in headers if pair[0].lower() not in names]
+    await _send(send, response.status_code, head, response.content)
+
+
+async def _send(send, status: int, head: Headers, body: bytes) -> None:
+    head.append((b"Content-Length", str(len(body)).encode()))
     await send({"type": "http.response.start", "status": status, "headers": head})
     await send({"type": "http.response.body", "body": body})
 
 
-def logged(scope: dict, status: int) -> None:
-    """Log an answer of 400 or more as Django's handler logs it."""
-    if status >= 400:
-        response = HttpResponse(status=status)
-        log_response("%s: %s", response.reason_phrase, scope["path"], response=response)
-
-
-def refusal_of(scope: dict, error: Exception) -> HttpResponseBase | None:
-    """The answer RefusalMiddleware gives to what a view ran into (a refusal, an unreachable database), or None."""
-    if not isinstance(error, Refusal | OperationalError | InterfaceError):
-        return None
-
-    class Seen:  # what RefusalMiddleware reads of a request: for its log line
-        method = scope["method"]
-        path = scope["path"]
-
-    return RefusalMiddleware(lambda request: None).process_exception(Seen, error)
+def failure(scope: dict, body: bytes, error: Exception) -> HttpResponseBase:
+    """The answer Django's lean handler gives when a view raises `error`: RefusalMiddleware's to a refusal or an
+    unreachable database, Django's own to anything else (logged with its traceback; 500). Made with Django's request,
+    as it would be."""
+    request = ASGIRequest(scope, io.BytesIO(body))
+    response = RefusalMiddleware(lambda request: None).process_exception(request, error)
+    return response if response is not None else response_for_exception(request, error)

@@ -42,13 +42,18 @@ class Throttled(Refusal):
 
 def client_address(request: HttpRequest) -> str:
     """Return the client's address: the peer, or what the trusted proxies in front of us say it is."""
+    return address_of(request.META.get("REMOTE_ADDR", ""), request.headers.get("X-Forwarded-For", ""))
+
+
+def address_of(peer: str, forwarded_for: str) -> str:
+    """`client_address` of a request from `peer` with this X-Forwarded-For header ("" if none)."""
     proxies = settings.TRUSTED_PROXIES
     if proxies:
-        forwarded = [part.strip() for part in request.headers.get("X-Forwarded-For", "").split(",") if part.strip()]
+        forwarded = [part.strip() for part in forwarded_for.split(",") if part.strip()]
         # Each proxy appends the address it was reached from: the one our nearest trusted proxies did not add.
         if len(forwarded) >= proxies:
             return forwarded[-proxies]
-    return request.META.get("REMOTE_ADDR", "")
+    return peer
 
 
 def _digest(*parts: str) -> str:

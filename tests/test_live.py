@@ -185,6 +185,28 @@ def test_update_refusals_are_json_errors(start_server):
         assert response.json() == {"error": error}
 
 
+def test_functions_answered_on_the_connection_answer_as_the_lean_handler(start_server):
+    """The actions are answered on the ASGI connection itself (core/direct.py); `register`, limited per address, by
+    Django's lean handler: the same refusal from both carries the same headers. The limit per address still counts
+    the address a trusted proxy gives, and a wrong method is still Django's 405."""
+    server = start_server(TRUSTED_PROXIES="1", TAB_REGISTER_PER_MINUTE="2")
+    direct, lean = httpx.post(f"{server.url}/roll", json={}), httpx.post(f"{server.url}/register", json={})
+    assert (direct.status_code, direct.json()) == (lean.status_code, lean.json()) == (400, {"error": "undefined nick"})
+
+    def kept(response):
+        return {key: value for key, value in response.headers.items() if key not in ("content-length", "date")}
+
+    assert kept(direct) == kept(lean) and direct.headers["x-content-type-options"] == "nosniff"
+    wrong = httpx.get(f"{server.url}/roll")
+    assert (wrong.status_code, wrong.headers["allow"]) == (405, "POST, OPTIONS")
+    behind = {"X-Forwarded-For": "203.0.113.9"}
+    for nick in ("ann", "bob"):
+        assert httpx.post(f"{server.url}/register", json={"nick": nick, "password": "pw"}, headers=behind).is_success
+    refused = httpx.post(f"{server.url}/register", json={"nick": "cy", "password": "pw"}, headers=behind)
+    assert refused.status_code == 429 and refused.headers["retry-after"]
+    assert httpx.post(f"{server.url}/register", json={"nick": "cy", "password": "pw"}).is_success
+
+
 def test_idle_streams_get_keepalive_comments(start_server):
     server = start_server(TAB_KEEPALIVE_SECONDS="1")
     register_both(server)

@@ -89,6 +89,10 @@ def api_function(method: str = "POST") -> Callable[[ApiFunction], Callable[..., 
                 return refusal_response(error)
 
         view.function = function  # type: ignore[attr-defined]
+        view.method = method  # type: ignore[attr-defined]
+        # Which view this is: a decorator that wraps it (a limit per address) copies these attributes, not this one's
+        # identity, so the view it makes is not served as this one (protocols/course_api/handler.py).
+        view.api_view = view  # type: ignore[attr-defined]
         return view
 
     return decorate

@@ -23,8 +23,9 @@ from django.views.decorators.http import require_GET
 
 from core import limits
 from core.dbthread import in_database_thread, in_worker_thread
-from core.direct import Direct, header_value, logged, read_small_body, refusal_of
+from core.direct import Direct, failure, header_value, read_small_body
 from core.direct import answer as answer_directly
+from core.direct import answer_response as direct_response
 from core.sse import event_stream, ping_unless_woken
 from games.publication import Subscription
 
@@ -130,15 +131,10 @@ async def serve(scope: dict, receive, send, direct: Direct) -> None:
     call = Call(scope["method"], header_value(scope, X_TOKEN), body)
     try:
         status, text = await _answer(call, name, rest)
-    except Exception as error:
-        refused = refusal_of(scope, error)
-        if refused is None:
-            raise
-        status, text = refused.status_code, refused.content
-        headers = [*headers, *((key.encode("latin-1"), value.encode("latin-1")) for key, value in refused.items())]
-        headers = [pair for pair in headers if pair[0] not in (b"Content-Type", b"Content-Length")]
-    logged(scope, status)
-    await answer_directly(send, status, text, headers)
+    except Exception as error:  # noqa: BLE001 - answered as Django's handler would (an unreachable database: 503)
+        await direct_response(scope, send, failure(scope, body, error), headers)
+        return
+    await answer_directly(scope, send, status, text, headers)
 
 
 @in_database_thread
