@@ -3,8 +3,9 @@ chain and response objects.
 
 A Plakoto client polls `status/` thousands of times a second; in-process, Django's request, its middleware and its
 response cost a poll more than its read (about 60 % of its CPU). Such a request is small and its answer one JSON body,
-so its protocol may serve it from the ASGI scope itself (`DirectMount`) and answer with `answer()` here, which adds
-exactly the headers that the protocols' lean handler (protocols/course_api/handler.py) would have added:
+so its protocol may serve it from the ASGI scope itself (a mount's `direct`, core/transports.py; the course API's
+functions, protocols/course_api/handler.py) and answer with `answer()` here, which adds exactly the headers that the
+protocols' lean handler would have added:
 
 - the security headers of Django's `SecurityMiddleware`, worked out by that middleware itself on a stand-in request
   with the same scheme and proxy header (the only parts of a request it reads for them) and kept per pair;

@@ -16,7 +16,9 @@ It is Django's own `ASGIHandler` with two differences that matter at that scale:
   refusals of RefusalMiddleware: 429 and 503), called on the event loop. Django's session, CSRF, authentication
   and messages middleware serve nothing here, and each would cost two trips to a thread per request.
 
-Everything else (pages, admin, static files) goes to Django's usual handler with the full middleware stack.
+The actions themselves go further: `serve_function` answers them on the ASGI connection, without Django's request,
+middleware chain and response, with the same headers and refusals (core/direct.py); this handler serves what it
+leaves. Everything else (pages, admin, static files) goes to Django's usual handler with the full middleware stack.
 """
 
 import asyncio
