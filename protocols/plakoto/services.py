@@ -12,7 +12,7 @@ import json
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 from urllib.parse import urlencode
 
@@ -96,8 +96,10 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+@lru_cache(maxsize=4096)
 def stamp(moment: datetime | None) -> str | None:
-    """Return a moment as the API writes it: "YYYY-MM-DD HH:MM:SS" in UTC."""
+    """Return a moment as the API writes it: "YYYY-MM-DD HH:MM:SS" in UTC (kept: clients poll a table's same moments
+    again and again)."""
     return None if moment is None else moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
 
 
@@ -343,19 +345,29 @@ def _cell_json(x: int, y: int, piece: tuple[str, int] | None) -> str:
     return json.dumps(_cell(x, y, piece))
 
 
+@cache
+def _empty_cells_json(x: int, first: int) -> str:
+    """The JSON of the cells of point `x` from height `first` to 15, all empty (most of a board's 360 cells), written
+    once for each point and height."""
+    return ", ".join(_cell_json(x, y, None) for y in range(first, 16))
+
+
 def board_json(state: State, mover: str | None) -> str:
-    """Return `board(state, mover)` as JSON text, from each cell's text written once."""
+    """Return `board(state, mover)` as JSON text, from the texts of its cells and of each point's empty cells written
+    once."""
     plan = state.plan() if mover else {}
     parts = []
     for x in range(1, 25):
         stack = state.points[x]
         height = len(stack)
-        for y in range(1, max(15, height) + 1):
-            piece = (stack[y - 1][0], stack[y - 1][1]) if y <= height else None
-            if mover and y == height and piece and piece[0] == mover:
+        for y, (colour, number) in enumerate(stack, 1):
+            piece = (colour, number)
+            if mover and y == height and colour == mover:
                 parts.append(json.dumps({**_cell(x, y, piece), "moves": _moves(state, plan, mover, x)}))
             else:
                 parts.append(_cell_json(x, y, piece))
+        if height < 15:
+            parts.append(_empty_cells_json(x, height + 1))
     return "[" + ", ".join(parts) + "]"
 
 
