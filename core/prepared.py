@@ -98,7 +98,12 @@ class Prepared:
             prepared = [field.get_db_prep_value(value, connection, prepared=False) for field, value in self.fields]
             places = [list(params).index(value) for value in prepared]
             # {column index: (converters, expression)}, as the ORM's iteration applies them.
-            converters = compiler.get_converters([column for column, _, _ in compiler.select])
+            converters = {
+                index: (lean_converters(functions, expression.output_field, connection), expression)
+                for index, (functions, expression) in compiler.get_converters(
+                    [column for column, _, _ in compiler.select]
+                ).items()
+            }
             self._later[connection.vendor] = {index: converters.pop(index, ((), None)) for index in self.unconverted}
             built = self._built[connection.vendor] = (sql, list(params), places, converters)
         return built
@@ -135,6 +140,25 @@ def _update(model: type[Model], names: tuple[str, ...], vendor: str) -> tuple[st
     fields = [model._meta.get_field(name) for name in names]
     columns = ", ".join(f"{quote(field.column)} = %s" for field in fields)
     return f"UPDATE {quote(model._meta.db_table)} SET {columns} WHERE {quote(model._meta.pk.column)} = %s", fields
+
+
+def sqlite_utc_datetime(value: object, expression: object, db: object) -> datetime | None:
+    """What Django's SQLite converter of a datetime column gives when the database's time is UTC (the stored text,
+    parsed and made aware in UTC), without its general `make_aware`."""
+    if value is None:
+        return None
+    # The SQLite driver parses the column (Django registers its parser for the type); text if it did not.
+    parsed = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+
+def lean_converters(functions: list, field: object, db: BaseDatabaseWrapper) -> list:
+    """The converters of a column read on a hot path: Django's (`functions`), but on SQLite with the database's time
+    in UTC a datetime column's converter is `sqlite_utc_datetime`, which gives the same for less."""
+    sqlite_utc = db.vendor == "sqlite" and db.timezone == UTC and settings.USE_TZ
+    if sqlite_utc and isinstance(field, DateTimeField) and functions == [db.ops.convert_datetimefield_value]:
+        return [sqlite_utc_datetime]
+    return functions
 
 
 def save_value(field: Field, value: Any, db: BaseDatabaseWrapper) -> Any:

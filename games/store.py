@@ -8,11 +8,11 @@ database has it), and each action only adapts its values through the fields, as 
 Everything else that writes games (pairing, the admin, recomputations) uses the ORM.
 """
 
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import cache
 
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import DateTimeField, Field
+from django.db.models import Field
 from django.db.models.expressions import Col
 
 from core import prepared
@@ -59,21 +59,10 @@ def _locking(vendor: str) -> tuple[str, list[str], list[tuple[Col, list]]]:
     converters = []
     for field in fields:
         column = field.get_col(Game._meta.db_table)
-        functions = db.ops.get_db_converters(column) + column.get_db_converters(db)
-        if isinstance(field, DateTimeField) and db.vendor == "sqlite" and db.timezone == UTC:
-            # What Django's SQLite converter gives (the database's time, UTC, made aware), without its general
-            # make_aware: a game has six such columns, read on every action.
-            functions = [_sqlite_utc_datetime]
+        # A game has six datetime columns, read on every action: on SQLite, converted without Django's layers.
+        functions = prepared.lean_converters(db.ops.get_db_converters(column) + column.get_db_converters(db), field, db)
         converters.append((column, functions))
     return sql, [field.attname for field in fields], converters
-
-
-def _sqlite_utc_datetime(value: object, column: Col, db: object) -> datetime | None:
-    if value is None:
-        return None
-    # The SQLite driver parses the column (Django registers its parser for the type); text if it did not.
-    parsed = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
 @cache

@@ -132,3 +132,24 @@ def test_the_values_actions_write_are_adapted_as_django_adapts_them(value, momen
         assert type(written) is type(djangos) and written.obj == djangos.obj  # PostgreSQL: Django's own adapter
     assert prepared.save_value(changed_at, moment, connection) == changed_at.get_db_prep_save(moment, connection)
     assert prepared.save_value(changed_at, None, connection) is None
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(moments)
+def test_datetimes_read_on_the_hot_paths_are_what_django_reads(moment):
+    """On SQLite a datetime column of a statement built once is read by `sqlite_utc_datetime` instead of Django's
+    converter: from the text Django writes, the same moment, made aware in UTC as Django makes it."""
+    from games.models import Game
+
+    field = Game._meta.get_field("changed_at")
+    djangos = connection.ops.get_db_converters(field.get_col(Game._meta.db_table))
+    functions = prepared.lean_converters(djangos, field, connection)
+    stored = field.get_db_prep_save(moment, connection)
+    if connection.vendor != "sqlite":
+        assert functions == djangos  # PostgreSQL's driver gives aware datetimes itself
+        return
+    assert functions == [prepared.sqlite_utc_datetime]
+    read = prepared.sqlite_utc_datetime(stored, None, connection)
+    expected = connection.ops.convert_datetimefield_value(stored, None, connection)
+    assert read == expected == moment and read.tzinfo == expected.tzinfo
+    assert prepared.sqlite_utc_datetime(None, None, connection) is None
