@@ -4,8 +4,9 @@ One view takes every path of a table and routes it as the original's router did 
 parsing and the original's checks are here, the writes are the services'. Every success is a JSON array, every
 refusal `{"errormesg": …}` with 400 (404 for what does not exist).
 
-Its clients poll: the API is served by the lean handler of the protocols (its mount in apps.py), and a request is one
-call to the process's database thread, which routes, reads or writes, and renders the answer. The page's own calls
+Its clients poll: the API is answered on the ASGI connection itself (`serve`, core/direct.py; its mount in apps.py),
+the lean handler of the protocols serving what it leaves, and a request is one call to the process's database thread,
+which routes, reads or writes, and renders the answer. The page's own calls
 that need its session (a signed-in player's seat, the computer's) are Django's usual views, at /tables/plakoto/, with
 the table's stream, which players' pages and spectators follow instead of polling.
 """
