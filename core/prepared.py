@@ -165,11 +165,12 @@ def save_value(field: Field, value: Any, db: BaseDatabaseWrapper) -> Any:
     """Return `field.get_db_prep_save(value, db)`. On SQLite, the values every action writes are adapted without
     Django's layers: an aware datetime in UTC as the text Django writes, and a JSON object or array as its JSON text,
     written by orjson (a position in a tenth of the standard library's time; compact, and characters past ASCII as
-    they are, where Django escapes them: the same JSON value). orjson refuses what is not plain JSON (a key that is
+    they are, where Django escapes them: the same JSON value). On PostgreSQL, a JSON object or array is Django's
+    adapter with its text written by orjson. orjson refuses what is not plain JSON (a key that is
     not text, an integer past 64 bits, a lone surrogate), and Django writes those; a number that is not finite, which
     PostgreSQL refuses too, is no value of a game."""
+    kind = value.__class__
     if db.vendor == "sqlite":
-        kind = value.__class__
         if kind is datetime and value.tzinfo is UTC and isinstance(field, DateTimeField):
             if db.timezone is UTC and settings.USE_TZ:
                 return str(value.replace(tzinfo=None))
@@ -178,6 +179,17 @@ def save_value(field: Field, value: Any, db: BaseDatabaseWrapper) -> Any:
                 return orjson.dumps(value).decode()
             except TypeError:  # orjson.JSONEncodeError
                 pass
+    elif db.vendor == "postgresql" and (kind is dict or kind is list) and isinstance(field, JSONField):
+        # Django's adapter, with its text written by orjson now (psycopg would write it with the standard library when
+        # the statement runs): the same JSON value in a jsonb column.
+        adapted = field.get_db_prep_save(value, db)
+        if field.encoder is None:
+            try:
+                text = orjson.dumps(value)
+            except TypeError:  # orjson.JSONEncodeError
+                return adapted
+            adapted.dumps = lambda obj: text
+        return adapted
     return field.get_db_prep_save(value, db)
 
 

@@ -128,8 +128,9 @@ def test_the_values_actions_write_are_adapted_as_django_adapts_them(value, momen
     djangos = state.get_db_prep_save(value, connection)
     if isinstance(djangos, str):  # SQLite: the same JSON value (orjson's text, or Django's where orjson refuses)
         assert json.loads(written) == json.loads(djangos)
-    else:
-        assert type(written) is type(djangos) and written.obj == djangos.obj  # PostgreSQL: Django's own adapter
+    else:  # PostgreSQL: Django's own adapter, its text written by orjson where orjson can: the same JSON value
+        assert type(written) is type(djangos) and written.obj == djangos.obj
+        assert json.loads(written.dumps(written.obj)) == json.loads(djangos.dumps(djangos.obj))
     assert prepared.save_value(changed_at, moment, connection) == changed_at.get_db_prep_save(moment, connection)
     assert prepared.save_value(changed_at, None, connection) is None
 
