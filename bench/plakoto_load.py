@@ -31,8 +31,8 @@ except ImportError:  # pragma: no cover
     uvloop = None
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from load import TreeProbe, summary  # noqa: E402  (bench/load.py: the same figures as the other scenarios)
-from rawhttp import Client, raise_open_files_limit  # noqa: E402  (a client cheap enough for 4,000 requests a second)
+from load import TreeProbe, raise_file_limit, summary  # noqa: E402  (bench/load.py: the same figures as the other scenarios)
+from rawhttp import Client  # noqa: E402  (a client cheap enough for 4,000 requests a second)
 
 clock = time.monotonic
 
@@ -77,7 +77,7 @@ async def main(args: argparse.Namespace) -> dict:
     rng = random.Random(args.seed)
     # No cap on connections: a capped pool queues requests in the generator itself, which would count as the server's
     # latency.
-    raise_open_files_limit()
+    raise_file_limit()
     client = Client(args.url)
     results: dict = {"tables": args.tables, "moves_per_s": args.moves, "polls_per_s": args.polls}
     try:

@@ -10,24 +10,13 @@ several times less CPU a request.
 from __future__ import annotations
 
 import asyncio
-import resource
 from urllib.parse import urlsplit
 
-__all__ = ["Client", "HttpError", "raise_open_files_limit"]
+__all__ = ["Client", "HttpError"]
 
 
 class HttpError(Exception):
     """An answer that this client cannot read (no Content-Length), or a connection closed before its answer."""
-
-
-def raise_open_files_limit() -> None:
-    """Raise this process's limit of open files to its hard limit: an open-loop generator opens a connection for each
-    request in flight, thousands when the server falls behind."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if hard == resource.RLIM_INFINITY:
-        hard = max(soft, 1 << 20)
-    if soft < hard:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
 class _Connection(asyncio.Protocol):

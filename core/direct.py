@@ -7,9 +7,9 @@ so its protocol may serve it from the ASGI scope itself (a mount's `direct`, cor
 functions, protocols/course_api/handler.py) and answer with `answer()` here, which adds exactly the headers that the
 protocols' lean handler would have added:
 
-- the security headers of Django's `SecurityMiddleware`, worked out by that middleware itself on a stand-in request
-  with the same scheme and proxy header (the only parts of a request it reads for them) and kept per pair;
-- `Access-Control-Allow-Origin: *`, as `CorsMiddleware` adds to every protocol's answer.
+- the security headers of Django's `SecurityMiddleware` and the `Access-Control-Allow-Origin` of `CorsMiddleware`,
+  worked out by those middleware themselves on a stand-in request with the same scheme and proxy header (the only
+  parts of a request they read for them) and kept per pair.
 
 A request that Django's middleware would answer differently goes to the lean handler instead (`Direct.fallback`): a
 preflight (OPTIONS), and any request that `SecurityMiddleware` would redirect to HTTPS. What a view raises is turned
@@ -28,7 +28,7 @@ from django.http import HttpResponse, HttpResponseBase
 from django.middleware.security import SecurityMiddleware
 from django.utils.log import log_response
 
-from .middleware import RefusalMiddleware
+from .middleware import CorsMiddleware, RefusalMiddleware
 
 Headers = list[tuple[bytes, bytes]]
 ASGIApp = Callable[..., Awaitable[None]]
@@ -63,19 +63,19 @@ def header_value(scope: dict, name: bytes) -> str | None:
     return ",".join(value.decode("latin-1") for value in values)
 
 
-def _security_of(scheme: str, proxy: bytes | None, proxied: str | None) -> Headers | None:
-    """The headers SecurityMiddleware adds to an answer for a request of this scheme and proxy header, or None when it
-    would redirect such a request (SECURE_SSL_REDIRECT): worked out by the middleware itself on a stand-in."""
+def _added_of(scheme: str, proxy: bytes | None, proxied: str | None) -> Headers | None:
+    """The headers the lean handler's middleware adds to an answer for a request of this scheme and proxy header
+    (CorsMiddleware's, SecurityMiddleware's), or None when it would redirect such a request (SECURE_SSL_REDIRECT):
+    worked out by that middleware itself on a stand-in."""
     headers = [] if proxy is None or proxied is None else [(proxy, proxied.encode("latin-1"))]
     scope = {"type": "http", "method": "GET", "path": "/", "scheme": scheme, "headers": headers, "query_string": b""}
-    request = ASGIRequest(scope, io.BytesIO())
-    security = SecurityMiddleware(lambda request: HttpResponse())
+    chain = CorsMiddleware(SecurityMiddleware(lambda request: HttpResponse()))
     try:
-        if security.process_request(request) is not None:
-            return None
+        response = chain(ASGIRequest(scope, io.BytesIO()))
     except DisallowedHost:  # it asked the stand-in for the host to redirect to: it redirects such requests
         return None
-    response = security.process_response(request, HttpResponse())
+    if response.status_code != 200:
+        return None
     return [
         (name.encode("latin-1"), value.encode("latin-1")) for name, value in response.items() if name != "Content-Type"
     ]
@@ -86,7 +86,7 @@ class Direct:
 
     def __init__(self, fallback: ASGIApp) -> None:
         self.fallback = fallback
-        # The security headers by scheme and proxy header: None where the request is redirected.
+        # The headers the middleware adds, by scheme and proxy header: None where the request is redirected.
         self._security: dict[tuple[str, str | None], Headers | None] = {}
 
     def headers(self, scope: dict) -> Headers | None:
@@ -100,8 +100,7 @@ class Direct:
         if key not in self._security:
             if len(self._security) >= 16:  # a proxy header that varies: work it out each time
                 self._security.clear()
-            security = _security_of(key[0], proxy, proxied)
-            self._security[key] = None if security is None else [*security, (b"Access-Control-Allow-Origin", b"*")]
+            self._security[key] = _added_of(key[0], proxy, proxied)
         return self._security[key]
 
 

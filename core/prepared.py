@@ -166,9 +166,9 @@ def save_value(field: Field, value: Any, db: BaseDatabaseWrapper) -> Any:
     Django's layers: an aware datetime in UTC as the text Django writes, and a JSON object or array as its JSON text,
     written by orjson (a position in a tenth of the standard library's time; compact, and characters past ASCII as
     they are, where Django escapes them: the same JSON value). On PostgreSQL, a JSON object or array is Django's
-    adapter with its text written by orjson. orjson refuses what is not plain JSON (a key that is
-    not text, an integer past 64 bits, a lone surrogate), and Django writes those; a number that is not finite, which
-    PostgreSQL refuses too, is no value of a game."""
+    adapter with its text written by orjson. orjson refuses what is not plain JSON (a key that is not text, an integer
+    past 64 bits, a lone surrogate), and Django writes those; a number that is not finite, which PostgreSQL refuses
+    too, is no value of a game."""
     kind = value.__class__
     if db.vendor == "sqlite":
         if kind is datetime and value.tzinfo is UTC and isinstance(field, DateTimeField):
@@ -180,16 +180,16 @@ def save_value(field: Field, value: Any, db: BaseDatabaseWrapper) -> Any:
             except TypeError:  # orjson.JSONEncodeError
                 pass
     elif db.vendor == "postgresql" and (kind is dict or kind is list) and isinstance(field, JSONField):
-        # Django's adapter, with its text written by orjson now (psycopg would write it with the standard library when
-        # the statement runs): the same JSON value in a jsonb column.
-        adapted = field.get_db_prep_save(value, db)
-        if field.encoder is None:
-            try:
-                text = orjson.dumps(value)
-            except TypeError:  # orjson.JSONEncodeError
-                return adapted
+        try:
+            text = None if field.encoder is not None else orjson.dumps(value)
+        except TypeError:  # orjson.JSONEncodeError
+            text = None
+        if text is not None:
+            # Django's adapter, its text written now (psycopg would write it with the standard library when the
+            # statement runs): the same JSON value in a jsonb column.
+            adapted = field.get_db_prep_save(value, db)
             adapted.dumps = lambda obj: text
-        return adapted
+            return adapted
     return field.get_db_prep_save(value, db)
 
 
