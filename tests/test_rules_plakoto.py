@@ -222,6 +222,45 @@ def test_pieces_are_conserved_and_stacks_are_well_formed(seed):
     assert state.result in (WHITE, BLACK, "D") and state.score in (0, 1, 2)
 
 
+def plain_plan(state: State) -> dict[tuple[int, int], int]:
+    """The moves allowed, read from the rules as plainly as they are written: every sequence of the turn's dice tried
+    on copies, kept if it uses the most dice (all of them if it ends the game), the larger die when only one of two
+    can be used; a move is allowed if some kept sequence begins with it (by its smallest die, for a bearing off)."""
+    side, dice = state.turn, tuple(state.dice_left)
+
+    def sequences(position: State, left: tuple[int, ...]) -> list[list[tuple[int, int, int]]]:
+        found: list[list[tuple[int, int, int]]] = [[]]
+        for die in set(left):
+            rest = list(left)
+            rest.remove(die)
+            for step in position.steps(side, die):
+                after = position.copy()
+                after.apply_step(step)
+                if after.ending(side) is not None:
+                    found.append([(step.origin, step.destination, die)] + [(0, 0, 0)] * len(rest))
+                    continue
+                found += [[(step.origin, step.destination, die), *tail] for tail in sequences(after, tuple(rest))]
+        return found
+
+    every = sequences(state, dice)
+    most = max(len(sequence) for sequence in every)
+    kept = [sequence for sequence in every if len(sequence) == most and most]
+    if most == 1 and len(dice) == 2 and dice[0] != dice[1] and any(s[0][2] == dice[0] for s in kept):
+        kept = [sequence for sequence in kept if sequence[0][2] == dice[0]]
+    plan: dict[tuple[int, int], int] = {}
+    for (origin, destination, die), *_ in kept:
+        plan[(origin, destination)] = min(die, plan.get((origin, destination), 7))
+    return plan
+
+
+@given(st.integers(min_value=0, max_value=10_000))
+@settings(max_examples=25, deadline=None)
+def test_the_plan_is_what_the_rules_say_at_every_move_of_random_games(seed):
+    for state in play_random(seed):
+        if state.result is None and not state.roll_due:
+            assert state.plan() == plain_plan(state.copy())
+
+
 def test_random_games_replay_from_their_log():
     for seed in range(10):
         rng = random.Random(seed)

@@ -17,6 +17,7 @@ import random
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cache
 from typing import Any, Final
 
 from .base import Engine, IllegalAction, Outcome, Played
@@ -35,8 +36,8 @@ ROLLS: Final = tuple((a, b) for a in DIE_FACES for b in DIE_FACES if a >= b)
 ROLL_PROBABILITY: Final = {roll: Fraction(1 if roll[0] == roll[1] else 2, 36) for roll in ROLLS}
 
 type Piece = tuple[str, int]  # (colour, number 1 … 15)
-# What decides a position's moves: each point's colours, bottom first, and how many pieces each side has borne off.
-type PositionKey = tuple[tuple[tuple[str, ...], ...], int, int]
+# What tells apart the positions of one turn: the height of each point's stack (`State.shape`).
+type PositionKey = tuple[int, ...]
 
 
 class IllegalMove(IllegalAction):
@@ -79,8 +80,8 @@ class State:
     result: str | None = None  # "W", "B" or "D" (a draw)
     score: int | None = None  # 1 or 2 for a win, 0 for a draw
     _plan: dict[tuple[int, int], int] | None = field(default=None, repr=False, compare=False)
-    # The most dice each position of this roll can use (`_most`), shared by every step and copy of the turn: a plan
-    # after a step is then mostly known from the plan before it.
+    # The most dice each position of this roll can use (`_most`, by `shape`), shared by every step and copy of the
+    # turn: a plan after a step is then mostly known from the plan before it. A new roll starts it afresh.
     _turn_memo: dict[tuple[PositionKey, tuple[int, ...]], int] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -120,7 +121,12 @@ class State:
     def mother_pinned(self, side: str) -> bool:
         """Return whether `side`'s last piece on its starting point is pinned there."""
         stack = self.points[MOTHER[side]]
-        return self.pinned(MOTHER[side]) == side and sum(piece[0] == side for piece in stack) == 1
+        return (
+            len(stack) >= 2
+            and stack[0][0] == side
+            and stack[-1][0] != side
+            and sum(piece[0] == side for piece in stack) == 1
+        )
 
     def _may_bear_off(self, side: str) -> bool:
         home = HOME[side]
@@ -146,15 +152,25 @@ class State:
     def steps(self, side: str, die: int) -> Iterator[Step]:
         """Yield every single move of `side` by `die` that the board allows (turn and sequence rules aside), in
         ascending order of origin."""
+        for origin, destination in self._targets(side, die):
+            yield Step(origin, destination, die)
+
+    def _targets(self, side: str, die: int) -> list[tuple[int, int]]:
+        """Return `steps(side, die)` as (origin, destination) pairs: the search of a turn's sequences asks often."""
+        points = self.points
+        shift = DIRECTION[side] * die
+        found = []
         bearing = None
         for origin in range(1, 25):
-            if self.top(origin) != side:
+            stack = points[origin]
+            if not stack or stack[-1][0] != side:
                 continue
-            destination = origin + DIRECTION[side] * die
+            destination = origin + shift
             if 1 <= destination <= 24:
-                door = self.door_of(destination)
-                if door is None or door == side:
-                    yield Step(origin, destination, die)
+                target = points[destination]
+                # Open unless the other side holds a door there (two pieces, or one pinning).
+                if len(target) < 2 or target[-1][0] == side:
+                    found.append((origin, destination))
                 continue
             if bearing is None:
                 bearing = self._may_bear_off(side)
@@ -162,7 +178,8 @@ class State:
                 continue
             distance = distance_off(side, origin)
             if die == distance or (die > distance and self._farthest(side) == distance):
-                yield Step(origin, OFF[side], die)
+                found.append((origin, OFF[side]))
+        return found
 
     def apply_step(self, step: Step) -> None:
         """Move the top piece of `step.origin` (no check: `step` comes from `steps`)."""
@@ -171,6 +188,22 @@ class State:
             self.off[piece[0]].append(piece[1])
         else:
             self.points[step.destination].append(piece)
+
+    def _make(self, origin: int, destination: int) -> None:
+        """Move the top piece of `origin` to `destination` (a pair of `_targets`), to be taken back by `_unmake`."""
+        piece = self.points[origin].pop()
+        if destination == 0 or destination == 25:
+            self.off[piece[0]].append(piece[1])
+        else:
+            self.points[destination].append(piece)
+
+    def _unmake(self, origin: int, destination: int) -> None:
+        """Take back `_make(origin, destination)`."""
+        if destination == 0 or destination == 25:
+            side = WHITE if destination == OFF[WHITE] else BLACK
+            self.points[origin].append((side, self.off[side].pop()))
+        else:
+            self.points[origin].append(self.points[destination].pop())
 
     def copy(self) -> State:
         return State(
@@ -189,13 +222,10 @@ class State:
             self._turn_memo,
         )
 
-    def key(self) -> PositionKey:
-        """Return what decides the legal moves of a position: the colours on each point and the pieces off."""
-        return (
-            tuple(tuple(piece[0] for piece in stack) for stack in self.points),
-            len(self.off[WHITE]),
-            len(self.off[BLACK]),
-        )
+    def shape(self) -> PositionKey:
+        """Return the height of each point's stack: within one turn (one side moving, the other's pieces where they
+        were) it decides the position, the pieces borne off included (15 a side, less those on the board)."""
+        return tuple(map(len, self.points))
 
     # --- The end -----------------------------------------------------------------------------------------------
 
@@ -204,7 +234,10 @@ class State:
         loser = other(mover)
         if len(self.off[mover]) == PIECES:
             return mover, 2 if not self.off[loser] else 1
-        if self.mother_pinned(WHITE) and self.mother_pinned(BLACK):
+        white, black = self.mother_pinned(WHITE), self.mother_pinned(BLACK)
+        if not white and not black:
+            return None  # nearly always: the rest needs a pinned mother
+        if white and black:
             return "D", 0
         for side in (mover, loser):
             if self.mother_pinned(other(side)) and not self._has(side, MOTHER[side]):
@@ -324,22 +357,17 @@ def _allowed(
     memo: dict[tuple[PositionKey, tuple[int, ...]], int],
 ) -> dict[tuple[int, int], int]:
     """Return the moves that continue a sequence using the most dice, {(origin, destination): die}; `memo` holds
-    what `_most` found of positions of the same roll."""
+    what `_most` found of positions of the same roll. `state` is moved and moved back while it searches."""
     most = _most(state, side, dice, memo)
     if most == 0:
         return {}
     allowed: dict[tuple[int, int], int] = {}
-    for die in sorted(set(dice)):
-        rest = list(dice)
-        rest.remove(die)
-        for step in state.steps(side, die):
-            if (step.origin, step.destination) in allowed:
+    for die, after in reversed(_splits(dice)):
+        for move in state._targets(side, die):
+            if move in allowed:
                 continue  # a bearing off takes the smallest die that allows it
-            after = state.copy()
-            after.apply_step(step)
-            used = len(dice) if after.ending(side) is not None else 1 + _most(after, side, tuple(rest), memo)
-            if used == most:
-                allowed[(step.origin, step.destination)] = die
+            if _used(state, side, move, dice, after, memo) == most:
+                allowed[move] = die
     # Only one die can be used, of a roll of two different dice: the larger, when it can be.
     full_roll = rolled is not None and rolled[0] != rolled[1] and len(dice) == 2
     if most == 1 and full_roll and any(die == max(dice) for die in allowed.values()):
@@ -347,23 +375,46 @@ def _allowed(
     return allowed
 
 
-def _most(state: State, side: str, dice: tuple[int, ...], memo: dict[tuple[PositionKey, tuple[int, ...]], int]) -> int:
-    """Return the most dice of `dice` that `side` can use in a row from `state` (a move that ends the game uses all
-    that are left); `memo` remembers the positions already weighed."""
-    if not dice:
-        return 0
-    key = (state.key(), dice)
-    if key in memo:
-        return memo[key]
-    best = 0
+@cache
+def _splits(dice: tuple[int, ...]) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """Return each different die of `dice` with the dice left after it, the largest die first."""
+    splits = []
     for die in sorted(set(dice), reverse=True):
         rest = list(dice)
         rest.remove(die)
-        for step in state.steps(side, die):
-            after = state.copy()
-            after.apply_step(step)
-            used = len(dice) if after.ending(side) is not None else 1 + _most(after, side, tuple(rest), memo)
-            best = max(best, used)
+        splits.append((die, tuple(rest)))
+    return tuple(splits)
+
+
+def _used(
+    state: State,
+    side: str,
+    move: tuple[int, int],
+    dice: tuple[int, ...],
+    rest: tuple[int, ...],
+    memo: dict[tuple[PositionKey, tuple[int, ...]], int],
+) -> int:
+    """Return the most of `dice` that a sequence beginning with `move` (by the die not in `rest`) uses: all of them
+    if the move ends the game."""
+    state._make(*move)
+    try:
+        return len(dice) if state.ending(side) is not None else 1 + _most(state, side, rest, memo)
+    finally:
+        state._unmake(*move)
+
+
+def _most(state: State, side: str, dice: tuple[int, ...], memo: dict[tuple[PositionKey, tuple[int, ...]], int]) -> int:
+    """Return the most dice of `dice` that `side` can use in a row from `state` (a move that ends the game uses all
+    that are left); `memo` remembers the positions of this turn already weighed."""
+    if not dice:
+        return 0
+    key = (state.shape(), dice)
+    if key in memo:
+        return memo[key]
+    best = 0
+    for die, after in _splits(dice):
+        for move in state._targets(side, die):
+            best = max(best, _used(state, side, move, dice, after, memo))
             if best == len(dice):
                 memo[key] = best
                 return best
