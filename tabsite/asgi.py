@@ -11,7 +11,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tabsite.settings")
 pages = get_asgi_application()
 
 # These need the apps loaded by get_asgi_application.
-from core import dbthread, interpreter, lineservers, server  # noqa: E402
+from core import checkpoints, dbthread, interpreter, lineservers, server  # noqa: E402
 from core.bodylimit import BodySizeLimit  # noqa: E402
 from core.lifespan import Lifespan  # noqa: E402
 from games import sweeper  # noqa: E402
@@ -25,6 +25,7 @@ application = Lifespan(
     BodySizeLimit(application_for(pages)),
     startup=[
         server.raise_open_files_limit,
+        checkpoints.start,
         dbthread.start,
         sweeper.start,
         lineservers.start_all,
@@ -32,5 +33,5 @@ application = Lifespan(
         # Last: everything the process keeps for its life is loaded by now.
         interpreter.tune_for_serving,
     ],
-    shutdown=[lineservers.stop_all, runner.settle_at_shutdown],
+    shutdown=[lineservers.stop_all, runner.settle_at_shutdown, checkpoints.stop],
 )

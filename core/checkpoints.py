@@ -1,0 +1,102 @@
+"""SQLite's checkpoints, made mostly by a thread of their own in a server process.
+
+In WAL mode a commit appends the pages it changed to the write-ahead log, and a checkpoint copies them back into the
+database file. By default the connection whose commit takes the log past 1,000 pages makes that checkpoint itself,
+inside its commit: on a server that is the database thread (core/dbthread.py), which then copies megabytes while every
+action waits behind it (a few times a second under load: most of the slowest answers, BENCHMARKS.md).
+
+So a server process copies the pages in this thread, on a connection of its own, every CHECKPOINT_INTERVAL: a passive
+checkpoint, which copies what no reader still needs and never waits for (nor holds up) the writers and readers; SQLite
+does that work without the GIL. Such a checkpoint cannot finish the log while commits keep coming (they append as it
+copies), and only a finished log is written again from its start: the server's own connections still checkpoint when
+their commit takes the log past AUTOMATIC_PAGES, and then find nearly everything copied already. The log stays within
+about that size, as with SQLite's default. Other processes (management commands) keep SQLite's default. On PostgreSQL
+this module does nothing.
+"""
+
+import logging
+import sqlite3
+import threading
+
+from django.db import connections
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.backends.signals import connection_created
+
+logger = logging.getLogger(__name__)
+
+CHECKPOINT_INTERVAL = 0.1  # seconds
+# Pages in the log past which a commit of the server's checkpoints (SQLite's default: 1,000): rarer, and with little
+# left to copy, the thread's copies being at most CHECKPOINT_INTERVAL behind (measured: BENCHMARKS.md).
+AUTOMATIC_PAGES = 2000
+
+
+def fewer_automatic_checkpoints(sender, connection: BaseDatabaseWrapper, **kwargs) -> None:
+    """Let a new SQLite connection checkpoint at AUTOMATIC_PAGES (`connection_created`)."""
+    if connection.vendor == "sqlite":
+        with connection.cursor() as cursor:
+            cursor.execute(f"PRAGMA wal_autocheckpoint={AUTOMATIC_PAGES}")
+
+
+class Checkpointer:
+    """Checkpoints of one SQLite database file, every `interval` seconds, on a connection of its own."""
+
+    def __init__(self, path: str, interval: float = CHECKPOINT_INTERVAL) -> None:
+        self.path, self.interval = path, interval
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self.run, name="tab-sqlite-checkpoints", daemon=True)
+        self.checkpoints = 0  # made so far
+        self.pages = 0  # copied back to the database file so far
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.thread.join()
+
+    def run(self) -> None:
+        connection = sqlite3.connect(self.path, check_same_thread=False)
+        try:
+            while not self.stopping.wait(self.interval):
+                try:
+                    self.checkpoint(connection)
+                except sqlite3.Error:
+                    # The next one may succeed (a disk hiccup); meanwhile the commits' own checkpoints do the work.
+                    logger.exception("SQLite checkpoint failed")
+        finally:
+            connection.close()
+
+    def checkpoint(self, connection: sqlite3.Connection) -> tuple[int, int]:
+        """Make a passive checkpoint; return the pages in the log and how many of them are in the database file."""
+        _, logged, copied = connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        self.checkpoints += 1
+        self.pages += max(copied, 0)
+        return logged, copied
+
+
+_checkpointer: Checkpointer | None = None
+_started = threading.Lock()
+
+
+def start() -> None:
+    """In a server process on SQLite: start the checkpoints' thread, and from now on let the process's connections
+    checkpoint at AUTOMATIC_PAGES (a start-up step, before the database thread opens its connection)."""
+    global _checkpointer
+    settings = connections["default"].settings_dict
+    if connections["default"].vendor != "sqlite" or connections["default"].is_in_memory_db():
+        return
+    with _started:
+        if _checkpointer is None:
+            connection_created.connect(fewer_automatic_checkpoints, dispatch_uid="fewer_automatic_checkpoints")
+            _checkpointer = Checkpointer(str(settings["NAME"]))
+            _checkpointer.start()
+
+
+def stop() -> None:
+    """Stop the checkpoints (a shutdown step); SQLite makes the last one when the process's last connection closes."""
+    global _checkpointer
+    with _started:
+        if _checkpointer is not None:
+            _checkpointer.stop()
+            connection_created.disconnect(dispatch_uid="fewer_automatic_checkpoints")
+            _checkpointer = None
