@@ -150,19 +150,27 @@ def _playing_game(
     return game, engine, state, seat
 
 
-def _record(game: Game, kind: str, player_id: int | None, data: dict, now: datetime, state: object = None) -> None:
+def _record(
+    game: Game, kind: str, player_id: int | None, data: dict, now: datetime, state: object = None, *, save: bool = True
+) -> None:
     """Advance the game's version, log the action under it, and publish the change after commit. `state` is the rules
-    state that `game.state` was made from, if the caller has it (it need not be decoded again)."""
+    state that `game.state` was made from, if the caller has it (it need not be decoded again). Without `save`, the
+    caller saves the game itself, before its transaction ends (once for several records: `_automatic`)."""
     game.version += 1
     game.changed_at = now
-    if game.pk is None:
-        game.save()
-    else:
-        store.game_save(game, state)
+    if save:
+        _save(game, state)
     store.event_add(game=game, kind=kind, player_id=player_id, data=data, at=now)
     publication.publish_on_commit(game, state, final=game.status == Game.Status.FINISHED)
     if game.status == Game.Status.PLAYING:
         runner.after_change(game.public_id, seat_on_turn(game, state)[1])
+
+
+def _save(game: Game, state: object = None) -> None:
+    if game.pk is None:
+        game.save()
+    else:
+        store.game_save(game, state)
 
 
 def seat_on_turn(game: Game, state: object = None) -> tuple[int | None, int | None]:
@@ -301,8 +309,8 @@ def _start(game: Game, user_id: int, now: datetime) -> None:
     else:
         game.clocks = [game.clock_ms] * game.seat_count
         _clock_start(game, None, now)
-    _record(game, GameEvent.Kind.START, user_id, {}, now)
-    _automatic(game, engine, state, now)
+    _record(game, GameEvent.Kind.START, user_id, {}, now, save=False)
+    _automatic(game, engine, state, now, unsaved=True)
     store.seated_remember(game)
 
 
@@ -526,8 +534,8 @@ def game_act(
                 _finish_on_board(game, outcome, now, state)
             elif game.clock_ms is not None:
                 _clock_start(game, state, now)
-            _record(game, played.kind, user_id, dict(played.data), now, state)
-            _automatic(game, engine, state, now)
+            _record(game, played.kind, user_id, dict(played.data), now, state, save=False)
+            _automatic(game, engine, state, now, unsaved=True)
             return Acted(played, game.state, state)
     # The clock on turn ran out before the action came: the game ended (committed above), and the action is refused.
     raise GameError(TIME_UP)
@@ -550,9 +558,10 @@ def checked_then_written() -> Iterator[None]:
         raise refusal
 
 
-def _automatic(game: Game, engine: Engine, state: object, now: datetime) -> None:
+def _automatic(game: Game, engine: Engine, state: object, now: datetime, *, unsaved: bool = False) -> None:
     """Make the actions the server makes by itself (the engine's `automatic`: a roll of the dice that begins a turn),
-    each logged as its seat's, as long as one is due."""
+    each logged as its seat's, as long as one is due. The game is saved once, after them, if any was made or the
+    caller's own record left it `unsaved` (a move that ends a turn and the roll that begins the next: one write)."""
     while game.status == Game.Status.PLAYING and (action := engine.automatic(state)) is not None:
         seat = engine.to_act(state)
         played = engine.apply(state, seat, action, RANDOM)
@@ -560,7 +569,10 @@ def _automatic(game: Game, engine: Engine, state: object, now: datetime) -> None
         outcome = engine.outcome(state)
         if outcome is not None:
             _finish_on_board(game, outcome, now, state)
-        _record(game, played.kind, _seats(game)[seat], dict(played.data), now, state)
+        _record(game, played.kind, _seats(game)[seat], dict(played.data), now, state, save=False)
+        unsaved = True
+    if unsaved:
+        _save(game, state)
 
 
 def _draw_offers(public_id: str, user_id: int, now: datetime) -> tuple[Game | None, int, list[int]]:

@@ -73,3 +73,25 @@ def test_ranking_is_one_query(api, game):
     with assert_queries(1):
         status, body = api("ranking", {"group": 1, "size": 9})
     assert len(body["ranking"]) == 2
+
+
+def test_a_move_that_ends_a_turn_and_the_roll_that_begins_the_next_save_the_game_once():
+    from protocols.plakoto import services as plakoto
+
+    tokens = {colour: plakoto.seat_take(name="queries", colour=colour, username=colour)[0] for colour in "WB"}
+    for _ in range(20):
+        state = plakoto.table_view("queries").state
+        origin, destination = sorted(state.plan())[0]
+        ends_the_turn = len(state.dice_left) == 1
+        with CaptureQueriesContext(connection) as context:
+            plakoto.piece_move(
+                name="queries", token=tokens[state.turn], x=origin, y=len(state.points[origin]), destination=destination
+            )
+        if ends_the_turn:
+            break
+    else:
+        raise AssertionError("no turn ended")
+    statements = [query["sql"] for query in context.captured_queries]
+    # the move's entry and the roll's (and a pass's, if the roll gave no move), but one write of the game
+    assert sum(sql.startswith('INSERT INTO "games_gameevent"') for sql in statements) >= 2, statements
+    assert sum(sql.startswith('UPDATE "games_game"') for sql in statements) == 1, statements
