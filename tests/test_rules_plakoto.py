@@ -261,6 +261,18 @@ def test_the_plan_is_what_the_rules_say_at_every_move_of_random_games(seed):
             assert state.plan() == plain_plan(state.copy())
 
 
+def test_the_plan_never_changes_the_position_even_for_a_moment():
+    # Positions are shared by readers in other threads: the search moves pieces on a board of its own. Stacks that
+    # cannot change (tuples) would fail it if it moved them here.
+    for state in play_random(7):
+        if state.result is None and not state.roll_due:
+            frozen = state.copy()
+            frozen._plan = None
+            frozen.points = [tuple(stack) for stack in frozen.points]  # type: ignore[misc]
+            frozen.off = {side: tuple(numbers) for side, numbers in frozen.off.items()}  # type: ignore[misc]
+            assert frozen.plan() == state.plan()
+
+
 def test_random_games_replay_from_their_log():
     for seed in range(10):
         rng = random.Random(seed)

@@ -252,7 +252,10 @@ class State:
         if self._plan is None:
             self._plan = {}
             if self.turn is not None and not self.roll_due and self.result is None and self.dice_left:
-                self._plan = _allowed(self, self.turn, _dice_key(self.dice_left), self.dice, self._turn_memo)
+                # The search moves pieces and takes them back: on a copy of the board of its own, since a position
+                # may be shared by readers in other threads (games/positions.py), which must never see it change.
+                board = State([list(stack) for stack in self.points], {side: list(self.off[side]) for side in SIDES})
+                self._plan = _allowed(board, self.turn, _dice_key(self.dice_left), self.dice, self._turn_memo)
         return self._plan
 
     def move(self, origin: int, destination: int) -> Step:
