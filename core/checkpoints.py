@@ -25,8 +25,9 @@ from django.db.backends.signals import connection_created
 logger = logging.getLogger(__name__)
 
 CHECKPOINT_INTERVAL = 0.1  # seconds
-# Pages in the log past which a commit of the server's checkpoints (SQLite's default: 1,000): rarer, and with little
-# left to copy, the thread's copies being at most CHECKPOINT_INTERVAL behind (measured: BENCHMARKS.md).
+# Pages in the log past which a commit of one of the server's connections makes a checkpoint itself (SQLite's
+# default: 1,000): rarer, and with little left to copy, the thread's copies being at most CHECKPOINT_INTERVAL behind
+# (measured: BENCHMARKS.md).
 AUTOMATIC_PAGES = 2000
 
 
