@@ -17,6 +17,7 @@ this module does nothing.
 import logging
 import sqlite3
 import threading
+from pathlib import Path
 
 from django.db import connections
 from django.db.backends.base.base import BaseDatabaseWrapper
@@ -56,7 +57,12 @@ class Checkpointer:
         self.thread.join()
 
     def run(self) -> None:
-        connection = sqlite3.connect(self.path, check_same_thread=False)
+        try:
+            # The database as it is: never one made here, empty, where it is missing.
+            connection = sqlite3.connect(Path(self.path).resolve().as_uri() + "?mode=rw", uri=True)
+        except sqlite3.Error:
+            logger.exception("No SQLite checkpoints in this process: %s cannot be opened", self.path)
+            return
         try:
             while not self.stopping.wait(self.interval):
                 try:

@@ -70,3 +70,13 @@ def test_stopped_the_connections_are_sqlites_again(started):
     checkpoints.stop()
     assert not started.thread.is_alive()
     assert in_new_thread(autocheckpoint) == 1000
+
+
+def test_a_database_that_cannot_be_opened_is_left_alone(tmp_path, caplog):
+    missing = tmp_path / "missing.sqlite3"
+    checkpointer = checkpoints.Checkpointer(str(missing), interval=0.01)
+    checkpointer.start()
+    checkpointer.thread.join(60)
+    assert not checkpointer.thread.is_alive() and checkpointer.checkpoints == 0
+    assert not missing.exists()
+    assert "No SQLite checkpoints in this process" in caplog.text
