@@ -29,9 +29,11 @@ def position(pieces: dict[int, str], *, turn: str = WHITE, dice=None, off=None) 
         state.off[side] = list(range(1, count + 1))
         numbers[side] = count
     for point in sorted(pieces):
+        stack = []
         for colour in pieces[point]:
             numbers[colour] += 1
-            state.points[point].append((colour, numbers[colour]))
+            stack.append((colour, numbers[colour]))
+        state.points[point] = tuple(stack)
     state.turn = turn
     if dice is not None:
         state.dice, state.dice_left = dice, sorted(dice * (2 if dice[0] == dice[1] else 1), reverse=True)
@@ -45,18 +47,18 @@ def pieces(state: State, side: str) -> int:
 
 def test_the_start():
     state = State.new()
-    assert state.points[24] == [(WHITE, number) for number in range(1, 16)]
-    assert state.points[1] == [(BLACK, number) for number in range(1, 16)]
+    assert state.points[24] == tuple((WHITE, number) for number in range(1, 16))
+    assert state.points[1] == tuple((BLACK, number) for number in range(1, 16))
     assert state.turn == WHITE and state.roll_due
     state.roll((3, 2))
     assert state.dice_left == [3, 2] and state.plan() == {(24, 21): 3, (24, 22): 2}
     state.move(24, 21)
-    assert state.points[21] == [(WHITE, 15)] and state.dice_left == [2]
+    assert state.points[21] == ((WHITE, 15),) and state.dice_left == [2]
     assert state.plan() == {(24, 22): 2, (21, 19): 2}
     with pytest.raises(IllegalMove, match="This move is illegal."):
         state.move(24, 21)
     state.move(24, 22)
-    assert state.turn == BLACK and state.roll_due and state.points[22] == [(WHITE, 14)]
+    assert state.turn == BLACK and state.roll_due and state.points[22] == ((WHITE, 14),)
 
 
 def test_a_double_is_four_moves():
@@ -262,13 +264,13 @@ def test_the_plan_is_what_the_rules_say_at_every_move_of_random_games(seed):
 
 
 def test_the_plan_never_changes_the_position_even_for_a_moment():
-    # Positions are shared by readers in other threads: the search moves pieces on a board of its own. Stacks that
-    # cannot change (tuples) would fail it if it moved them here.
+    # Positions are shared by readers in other threads: the search moves pieces on a board of its own. A position whose
+    # points and pieces borne off cannot change (tuples) would fail it if it moved them there.
     for state in play_random(7):
         if state.result is None and not state.roll_due:
             frozen = state.copy()
             frozen._plan = None
-            frozen.points = [tuple(stack) for stack in frozen.points]  # type: ignore[misc]
+            frozen.points = tuple(frozen.points)  # type: ignore[assignment]
             frozen.off = {side: tuple(numbers) for side, numbers in frozen.off.items()}  # type: ignore[misc]
             assert frozen.plan() == state.plan()
 

@@ -36,6 +36,10 @@ ROLLS: Final = tuple((a, b) for a in DIE_FACES for b in DIE_FACES if a >= b)
 ROLL_PROBABILITY: Final = {roll: Fraction(1 if roll[0] == roll[1] else 2, 36) for roll in ROLLS}
 
 type Piece = tuple[str, int]  # (colour, number 1 … 15)
+# A point's pieces, bottom first. Immutable: a move puts new stacks in place of the two it changes, so that a copy of a
+# position shares the rest, and a position kept between actions (thousands of them) is nearly all tuples of atoms,
+# which the garbage collector stops looking at.
+type Stack = tuple[Piece, ...]
 # What tells apart the positions of one turn: the height of each point's stack (`State.shape`).
 type PositionKey = tuple[int, ...]
 
@@ -70,7 +74,7 @@ def _dice_key(dice: list[int] | tuple[int, ...]) -> tuple[int, ...]:
 class State:
     """A position of a game: the points' stacks, the pieces borne off, whose turn, the dice, the end."""
 
-    points: list[list[Piece]] = field(default_factory=lambda: [[] for _ in range(25)])
+    points: list[Stack] = field(default_factory=lambda: [() for _ in range(25)])
     off: dict[str, list[int]] = field(default_factory=lambda: {WHITE: [], BLACK: []})
     turn: str | None = WHITE
     dice: tuple[int, int] | None = None
@@ -87,8 +91,8 @@ class State:
     @classmethod
     def new(cls) -> State:
         state = cls()
-        state.points[MOTHER[WHITE]] = [(WHITE, number) for number in range(1, PIECES + 1)]
-        state.points[MOTHER[BLACK]] = [(BLACK, number) for number in range(1, PIECES + 1)]
+        state.points[MOTHER[WHITE]] = tuple((WHITE, number) for number in range(1, PIECES + 1))
+        state.points[MOTHER[BLACK]] = tuple((BLACK, number) for number in range(1, PIECES + 1))
         return state
 
     # --- The board ---------------------------------------------------------------------------------------------
@@ -183,31 +187,33 @@ class State:
 
     def apply_step(self, step: Step) -> None:
         """Move the top piece of `step.origin` (no check: `step` comes from `steps`)."""
-        piece = self.points[step.origin].pop()
-        if step.destination in (0, 25):
-            self.off[piece[0]].append(piece[1])
-        else:
-            self.points[step.destination].append(piece)
+        self._make(step.origin, step.destination)
 
     def _make(self, origin: int, destination: int) -> None:
         """Move the top piece of `origin` to `destination` (a pair of `_targets`), to be taken back by `_unmake`."""
-        piece = self.points[origin].pop()
+        points = self.points
+        stack = points[origin]
+        piece = stack[-1]
+        points[origin] = stack[:-1]
         if destination == 0 or destination == 25:
             self.off[piece[0]].append(piece[1])
         else:
-            self.points[destination].append(piece)
+            points[destination] += (piece,)
 
     def _unmake(self, origin: int, destination: int) -> None:
         """Take back `_make(origin, destination)`."""
+        points = self.points
         if destination == 0 or destination == 25:
             side = WHITE if destination == OFF[WHITE] else BLACK
-            self.points[origin].append((side, self.off[side].pop()))
+            points[origin] += ((side, self.off[side].pop()),)
         else:
-            self.points[origin].append(self.points[destination].pop())
+            stack = points[destination]
+            points[origin] += (stack[-1],)
+            points[destination] = stack[:-1]
 
     def copy(self) -> State:
         return State(
-            [list(stack) for stack in self.points],
+            list(self.points),  # the stacks are shared: a move replaces them
             {side: list(numbers) for side, numbers in self.off.items()},
             self.turn,
             self.dice,
@@ -252,9 +258,9 @@ class State:
         if self._plan is None:
             self._plan = {}
             if self.turn is not None and not self.roll_due and self.result is None and self.dice_left:
-                # The search moves pieces and takes them back: on a copy of the board of its own, since a position
-                # may be shared by readers in other threads (games/positions.py), which must never see it change.
-                board = State([list(stack) for stack in self.points], {side: list(self.off[side]) for side in SIDES})
+                # The search moves pieces and takes them back: on a board of its own, since a position may be
+                # shared by readers in other threads (games/positions.py), which must never see it change.
+                board = State(list(self.points), {side: list(self.off[side]) for side in SIDES})
                 self._plan = _allowed(board, self.turn, _dice_key(self.dice_left), self.dice, self._turn_memo)
         return self._plan
 
@@ -312,7 +318,7 @@ class State:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "points": [["".join((colour, str(number))) for colour, number in stack] for stack in self.points[1:]],
+            "points": [[_LABELS.get(piece) or f"{piece[0]}{piece[1]}" for piece in stack] for stack in self.points[1:]],
             "off": {side: list(numbers) for side, numbers in self.off.items()},
             "turn": self.turn,
             "dice": list(self.dice) if self.dice else None,
@@ -326,9 +332,9 @@ class State:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> State:
         try:
-            points: list[list[Piece]] = [[]]
+            points: list[Stack] = [()]
             for stack in data["points"]:
-                points.append([(piece[0], int(piece[1:])) for piece in stack])
+                points.append(tuple((piece[0], int(piece[1:])) for piece in stack))
             if len(points) != 25:
                 raise ValueError("24 points")
             dice = data["dice"]
@@ -345,6 +351,10 @@ class State:
             )
         except (KeyError, TypeError, IndexError, ValueError) as error:
             raise ValueError(f"not a Plakoto state: {error}") from None
+
+
+# Each piece's name in the JSON of a position ("W1" … "B15"), written once.
+_LABELS: Final = {(side, number): f"{side}{number}" for side in SIDES for number in range(1, PIECES + 1)}
 
 
 def _roll_dice(dice: tuple[int, int]) -> list[int]:
