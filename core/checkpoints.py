@@ -73,12 +73,11 @@ class Checkpointer:
         finally:
             connection.close()
 
-    def checkpoint(self, connection: sqlite3.Connection) -> tuple[int, int]:
-        """Make a passive checkpoint; return the pages in the log and how many of them are in the database file."""
-        _, logged, copied = connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+    def checkpoint(self, connection: sqlite3.Connection) -> None:
+        """Make a passive checkpoint, counting the pages it copied back."""
+        _, _, copied = connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
         self.checkpoints += 1
-        self.pages += max(copied, 0)
-        return logged, copied
+        self.pages += max(copied, 0)  # -1 when the database is not in WAL mode
 
 
 _checkpointer: Checkpointer | None = None
@@ -89,13 +88,13 @@ def start() -> None:
     """In a server process on SQLite: start the checkpoints' thread, and from now on let the process's connections
     checkpoint at AUTOMATIC_PAGES (a start-up step, before the database thread opens its connection)."""
     global _checkpointer
-    settings = connections["default"].settings_dict
-    if connections["default"].vendor != "sqlite" or connections["default"].is_in_memory_db():
+    database = connections["default"]
+    if database.vendor != "sqlite" or database.is_in_memory_db():
         return
     with _started:
         if _checkpointer is None:
             connection_created.connect(fewer_automatic_checkpoints, dispatch_uid="fewer_automatic_checkpoints")
-            _checkpointer = Checkpointer(str(settings["NAME"]))
+            _checkpointer = Checkpointer(str(database.settings_dict["NAME"]))
             _checkpointer.start()
 
 

@@ -87,7 +87,7 @@ class Direct:
     def __init__(self, fallback: ASGIApp) -> None:
         self.fallback = fallback
         # The headers the middleware adds, by scheme and proxy header: None where the request is redirected.
-        self._security: dict[tuple[str, str | None], Headers | None] = {}
+        self._added: dict[tuple[str, str | None], Headers | None] = {}
 
     def headers(self, scope: dict) -> Headers | None:
         """The headers of every answer to this request but its type and length, or None if the lean handler must
@@ -97,11 +97,11 @@ class Direct:
         proxy = _proxy_header()
         proxied = None if proxy is None else header_value(scope, proxy)
         key = (scope.get("scheme", "http"), proxied)
-        if key not in self._security:
-            if len(self._security) >= 16:  # a proxy header that varies: work it out each time
-                self._security.clear()
-            self._security[key] = _added_of(key[0], proxy, proxied)
-        return self._security[key]
+        if key not in self._added:
+            if len(self._added) >= 16:  # a proxy header that varies: work it out each time
+                self._added.clear()
+            self._added[key] = _added_of(key[0], proxy, proxied)
+        return self._added[key]
 
 
 async def answer(scope: dict, send, status: int, body: bytes, headers: Headers) -> None:

@@ -125,12 +125,7 @@ class State:
     def mother_pinned(self, side: str) -> bool:
         """Return whether `side`'s last piece on its starting point is pinned there."""
         stack = self.points[MOTHER[side]]
-        return (
-            len(stack) >= 2
-            and stack[0][0] == side
-            and stack[-1][0] != side
-            and sum(piece[0] == side for piece in stack) == 1
-        )
+        return self.pinned(MOTHER[side]) == side and sum(piece[0] == side for piece in stack) == 1
 
     def _may_bear_off(self, side: str) -> bool:
         home = HOME[side]
@@ -171,9 +166,8 @@ class State:
                 continue
             destination = origin + shift
             if 1 <= destination <= 24:
-                target = points[destination]
-                # Open unless the other side holds a door there (two pieces, or one pinning).
-                if len(target) < 2 or target[-1][0] == side:
+                door = self.door_of(destination)
+                if door is None or door == side:
                     found.append((origin, destination))
                 continue
             if bearing is None:
