@@ -38,11 +38,25 @@ def listening_socket() -> socket.socket:
     return sock
 
 
+# Sockets holding the ports free_port() handed out, open until this process ends.
+_reserved: list[socket.socket] = []
+
+
 def free_port() -> int:
-    """Return a port that was free a moment ago (for a server that can only be given a number)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    """Return a free port of 127.0.0.1 for a server that can only be given a number (the line servers), kept for
+    this test process until it ends.
+
+    A port merely found free could go to another process before the server binds it; and as the line servers listen
+    with SO_REUSEPORT, a server of another test run beside this one (CI runs SQLite and PostgreSQL at once) given the
+    same number would bind it too, and the kernel would hand it half of this server's connections. So the port stays
+    bound by a socket of this process with SO_REUSEPORT that never listens: no other bind is given the port (a new
+    socket's bind(0) skips it, a socket without SO_REUSEPORT cannot bind it), our servers, of the same user and with
+    SO_REUSEPORT, can, and a socket that does not listen takes no connection."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind(("127.0.0.1", 0))
+    _reserved.append(sock)
+    return sock.getsockname()[1]
 
 
 def suite_uses_postgres() -> bool:

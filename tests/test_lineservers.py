@@ -84,6 +84,14 @@ def test_a_line_server_may_speak_plain_tcp(gunicorn):
     assert line.ask("ACCOUNTS") == "0"
     assert not server.tls_dir.exists()
     line.close()
+    # The tests keep the port the server was given (tests/live.py, free_port): a socket of anyone else cannot bind
+    # it, and the socket that keeps it takes none of the server's connections.
+    with socket.socket() as other, pytest.raises(OSError, match="in use"):
+        other.bind(("127.0.0.1", server.line_port))
+    for _ in range(20):
+        each = Line(server.line_port, None)
+        assert each.ask("ECHO again") == "ECHO ECHO again"
+        each.close()
     server.process.send_signal(signal.SIGTERM)
     assert server.process.wait(30) == 0
 
