@@ -43,6 +43,9 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from load import collector_paused  # noqa: E402  (bench/load.py)
+
 clock = time.monotonic
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -525,40 +528,42 @@ async def main(args: argparse.Namespace) -> dict:
         tasks.add(task)
         task.add_done_callback(tasks.discard)
 
-    count = int(args.rate * args.duration)
-    _, server_cpu_before, _ = probe.sample()
-    machine_before, own_before = machine_busy_seconds(), time.process_time()
-    late = 0.0
-    begin = clock()
-    for index in range(count):
-        due = begin + index / args.rate
-        delay = due - clock()
-        if delay > 0:
-            await asyncio.sleep(delay)
-        else:
-            late = max(late, -delay)
-        game = games[rng.randrange(len(games))]
-        if math.floor((index + 1) * args.action_share) > math.floor(index * args.action_share):
-            counters["actions_offered"] += 1
-            if game.busy:
-                start = rng.randrange(len(games))
-                game = next((other for other in games[start:] + games[:start] if not other.busy), None)
-                if game is None:
-                    counters["actions_unsent"] += 1
-                    continue
-            game.busy = True  # now, not when its task starts: the next slot may come before that
-            launch(act(game, due))
-        else:
-            counters["polls_offered"] += 1
-            launch(poll(game, due))
-    schedule_end = clock()
-    # Every request answered, or given up after --drain s (the replacements' joins are waited for too).
-    pending = set(tasks)
-    if pending:
-        _, pending = await asyncio.wait(pending, timeout=args.drain)
-    unanswered = len(pending)
-    for task in pending:
-        task.cancel()
+    # The generator's own collector stays still while it measures (its pauses would count as the server's).
+    with collector_paused():
+        count = int(args.rate * args.duration)
+        _, server_cpu_before, _ = probe.sample()
+        machine_before, own_before = machine_busy_seconds(), time.process_time()
+        late = 0.0
+        begin = clock()
+        for index in range(count):
+            due = begin + index / args.rate
+            delay = due - clock()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            else:
+                late = max(late, -delay)
+            game = games[rng.randrange(len(games))]
+            if math.floor((index + 1) * args.action_share) > math.floor(index * args.action_share):
+                counters["actions_offered"] += 1
+                if game.busy:
+                    start = rng.randrange(len(games))
+                    game = next((other for other in games[start:] + games[:start] if not other.busy), None)
+                    if game is None:
+                        counters["actions_unsent"] += 1
+                        continue
+                game.busy = True  # now, not when its task starts: the next slot may come before that
+                launch(act(game, due))
+            else:
+                counters["polls_offered"] += 1
+                launch(poll(game, due))
+        schedule_end = clock()
+        # Every request answered, or given up after --drain s (the replacements' joins are waited for too).
+        pending = set(tasks)
+        if pending:
+            _, pending = await asyncio.wait(pending, timeout=args.drain)
+        unanswered = len(pending)
+        for task in pending:
+            task.cancel()
     if unanswered:
         errors["unanswered"] += unanswered
     answered = len(latency["action"]) + len(latency["poll"])

@@ -31,7 +31,7 @@ except ImportError:  # pragma: no cover
     uvloop = None
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from load import TreeProbe, raise_file_limit, summary  # noqa: E402  (bench/load.py: the same figures as the other scenarios)
+from load import TreeProbe, collector_paused, raise_file_limit, summary  # noqa: E402  (bench/load.py: the same figures as the other scenarios)
 from rawhttp import Client  # noqa: E402  (a client cheap enough for 4,000 requests a second)
 
 clock = time.monotonic
@@ -135,33 +135,35 @@ async def main(args: argparse.Namespace) -> dict:
             [(index / args.moves, "move") for index in range(int(args.moves * args.duration))]
             + [(index / args.polls, "poll") for index in range(int(args.polls * args.duration))]
         )
-        probe = TreeProbe([args.server_pid] if args.server_pid else [])
-        probe.sample()
-        cpu_before = probe.cpu_seconds()
-        own_cpu_before = time.process_time()
-        begin = clock()
-        behind = 0.0
-        for offset, kind in schedule:
-            scheduled = begin + offset
-            delay = scheduled - clock()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            else:
-                behind = max(behind, -delay)
-            table = tables[rng.randrange(len(tables))]
-            if kind == "poll":
-                task = asyncio.create_task(poll(table, scheduled))
-            else:
-                if table.busy or not table.moves:
-                    table = next((t for t in tables[rng.randrange(len(tables)) :] if not t.busy and t.moves), None)
-                    if table is None:
-                        skipped += 1
-                        continue
-                table.busy = True
-                task = asyncio.create_task(move(table, scheduled))
-            tasks.add(task)
-            task.add_done_callback(tasks.discard)
-        await asyncio.gather(*tasks)
+        # The generator's own collector stays still while it measures (its pauses would count as the server's).
+        with collector_paused():
+            probe = TreeProbe([args.server_pid] if args.server_pid else [])
+            probe.sample()
+            cpu_before = probe.cpu_seconds()
+            own_cpu_before = time.process_time()
+            begin = clock()
+            behind = 0.0
+            for offset, kind in schedule:
+                scheduled = begin + offset
+                delay = scheduled - clock()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                else:
+                    behind = max(behind, -delay)
+                table = tables[rng.randrange(len(tables))]
+                if kind == "poll":
+                    task = asyncio.create_task(poll(table, scheduled))
+                else:
+                    if table.busy or not table.moves:
+                        table = next((t for t in tables[rng.randrange(len(tables)) :] if not t.busy and t.moves), None)
+                        if table is None:
+                            skipped += 1
+                            continue
+                    table.busy = True
+                    task = asyncio.create_task(move(table, scheduled))
+                tasks.add(task)
+                task.add_done_callback(tasks.discard)
+            await asyncio.gather(*tasks)
         elapsed = clock() - begin
         probe.sample()
         results.update(
