@@ -103,7 +103,13 @@ def announce_on_commit(channel: str) -> None:
     transaction.on_commit(lambda: send(channel, EVENT_TYPE, encode(0, False, {})), robust=True)
 
 
-REDIS_CHANNEL = "events_channel"  # django-eventstream's
+def redis_channel() -> str:
+    """The Redis channel of this site's events. Redis's publish/subscribe ignores the database number: the channel
+    carries it (django-eventstream's name, then the number), so that sites sharing a Redis server, each with a
+    database of its own, hear only their own events."""
+    return f"events_channel:{getattr(settings, 'EVENTSTREAM_REDIS', {}).get('db', 0)}"
+
+
 RECONNECT_DELAYS = (0.2, 0.5, 1.0, 2.0)
 
 
@@ -150,9 +156,10 @@ def _send_all(events: list[tuple[str, str, str]]) -> None:
         return
     try:
         pipeline = eventstream.redis_client.pipeline(transaction=False)
+        to = redis_channel()
         for channel, event_type, data in events:
             message = {"channel": channel, "event_type": event_type, "data": data, "pub_id": None}
-            pipeline.publish(REDIS_CHANNEL, json.dumps(message))
+            pipeline.publish(to, json.dumps(message))
         pipeline.execute()
     except redis.RedisError as error:
         # Some may have gone through before the error: a follower drops what it has seen already (versions).
@@ -212,7 +219,7 @@ class SupervisedRedisListener:
         attempt = 0
         while True:
             try:
-                await self.pubsub.subscribe(REDIS_CHANNEL)
+                await self.pubsub.subscribe(redis_channel())
                 if self.unreachable:
                     self.unreachable = False
                     logger.warning("Redis at %s is reachable again: updates flow between processes", self.address)

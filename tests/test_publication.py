@@ -138,7 +138,7 @@ def redis_publisher(monkeypatch):
     require(redis_available(), "Redis")
     monkeypatch.setattr(eventstream, "redis_client", redis.Redis.from_url(REDIS_TEST_URL))
     subscriber = redis.Redis.from_url(REDIS_TEST_URL).pubsub(ignore_subscribe_messages=True)
-    subscriber.subscribe(publication.REDIS_CHANNEL)
+    subscriber.subscribe(publication.redis_channel())
     assert subscriber.get_message(timeout=5) is None  # the subscription's confirmation, left out
     yield subscriber
     subscriber.close()
@@ -167,6 +167,33 @@ def test_the_events_of_a_batch_go_to_redis_together_when_it_ends(redis_publisher
     assert received(redis_publisher, 3) == events
     publication.send(publication.channel_name("abc"), publication.EVENT_TYPE, events[0])  # outside: at once
     assert received(redis_publisher, 1) == events[:1]
+
+
+@pytest.mark.redis
+def test_sites_sharing_a_redis_server_hear_only_their_own_events(redis_publisher, settings):
+    """Redis's publish/subscribe ignores the database number: two sites on one Redis server, each with its database,
+    publish on channels of their own."""
+    import redis
+
+    from .live import REDIS_TEST_URL
+
+    subscribers, events = {}, {}
+    for db in (98, 99):
+        settings.EVENTSTREAM_REDIS = {"db": db}
+        subscribers[db] = redis.Redis.from_url(REDIS_TEST_URL).pubsub(ignore_subscribe_messages=True)
+        subscribers[db].subscribe(publication.redis_channel())
+        assert subscribers[db].get_message(timeout=5) is None  # the subscription's confirmation, left out
+        events[db] = publication.encode(db, False, {"t": str(db)})
+    try:
+        for db in (98, 99):
+            settings.EVENTSTREAM_REDIS = {"db": db}
+            publication.send(publication.channel_name("abc"), publication.EVENT_TYPE, events[db])
+        # Sent one after the other on one connection: each site's first event is its own.
+        assert received(subscribers[98], 1) == [events[98]]
+        assert received(subscribers[99], 1) == [events[99]]
+    finally:
+        for subscriber in subscribers.values():
+            subscriber.close()
 
 
 def test_the_events_of_a_batch_reach_this_processs_streams_when_redis_is_down(monkeypatch):
