@@ -108,10 +108,12 @@ def _time_out(game: Game, now: datetime) -> None:
 TIME_UP = "The game is over: a clock ran out"
 
 
-def _locked_game(public_id: str) -> Game:
+def _locked_game(public_id: str, kind: str | None = None) -> Game:
+    """Lock the game; with `kind`, a game of another kind is no game here (a protocol of one game names only its own:
+    the Tâb API must not end a Fish tournament)."""
     # select_for_update(), built once (games/store.py); the players' nicks come from accounts.nicks, not a join.
     game = store.game_locked(public_id)
-    if game is None:
+    if game is None or (kind is not None and game.kind != kind):
         raise GameError("Invalid game reference")
     return game
 
@@ -129,11 +131,16 @@ def _seat_of(game: Game, user_id: int) -> int:
 
 
 def _playing_game(
-    public_id: str, user_id: int, *, not_your_turn: str = "Not your turn to play", now: datetime
+    public_id: str,
+    user_id: int,
+    *,
+    not_your_turn: str = "Not your turn to play",
+    now: datetime,
+    kind: str | None = None,
 ) -> tuple[Game | None, Engine, object, int]:
     """Lock the game, check that it is on and that this user is on turn; return it with its engine, rules state and
     the user's seat. No game if its clock on turn ran out by `now`: that end is written, and the action refused."""
-    game = _locked_game(public_id)
+    game = _locked_game(public_id, kind)
     seat = _seat_of(game, user_id)
     if _ran_out(game, now):
         return None, _engine(game), None, seat
@@ -472,11 +479,12 @@ def rooms_clean() -> int:
     return deleted
 
 
-def game_leave(*, public_id: str, user_id: int) -> None:
-    """Leave a game: a player waiting alone ends it without a winner; a game in play is won by the opponent."""
+def game_leave(*, public_id: str, user_id: int, kind: str | None = None) -> None:
+    """Leave a game (of `kind`, if given): a player waiting alone ends it without a winner; a game in play is won by
+    the opponent."""
     now = timezone.now()
     with transaction.atomic():
-        game = _locked_game(public_id)
+        game = _locked_game(public_id, kind)
         seat = _seat_of(game, user_id)
         if game.status == Game.Status.FINISHED:
             raise GameError("The game is over")
@@ -507,14 +515,15 @@ def game_act(
     action: object,
     not_your_turn: str = "Not your turn to play",
     check: Callable[[object], None] | None = None,
+    kind: str | None = None,
 ) -> Acted:
-    """Make a player's action in a game in play (a throw, a move, …, in its engine's terms); return what it did and
-    the position it left. In a game with clocks, the mover's clock stops and the next one's starts. `check`, if
-    given, sees the position first (the player being on turn): what it raises refuses the action, as a protocol's
-    own checks do, in their order, before the rules'."""
+    """Make a player's action in a game in play (a throw, a move, …, in its engine's terms; of `kind`, if given);
+    return what it did and the position it left. In a game with clocks, the mover's clock stops and the next one's
+    starts. `check`, if given, sees the position first (the player being on turn): what it raises refuses the action,
+    as a protocol's own checks do, in their order, before the rules'."""
     now = timezone.now()
     with checked_then_written():
-        game, engine, state, seat = _playing_game(public_id, user_id, not_your_turn=not_your_turn, now=now)
+        game, engine, state, seat = _playing_game(public_id, user_id, not_your_turn=not_your_turn, now=now, kind=kind)
         if game is not None:
             if check is not None:
                 check(state)

@@ -243,6 +243,25 @@ def test_leave_refusals(started, charlie, api):
     assert game_of(game_id).status == Game.Status.PLAYING
 
 
+def test_the_course_api_knows_no_game_of_another_kind(zp_and_jpleal, client):
+    """Both players of a Fish tournament (signed in from the web) are course API users too: its functions and stream
+    must not reach the tournament."""
+    from protocols.fish import services as fish
+
+    play = zp_and_jpleal
+    users = get_user_model().objects
+    for nick in ("zp", "jpleal"):
+        fish.tournament_join(name="cup", players=2 if nick == "zp" else None, user_id=users.get(username=nick).pk)
+    game = Game.objects.get(kind="fish")
+    assert game.status == Game.Status.PLAYING
+    refused = (400, {"error": "Invalid game reference"})
+    for function, arguments in (("roll", {}), ("pass", {}), ("notify", {"cell": 0}), ("leave", {})):
+        assert play("zp", function, game=game.public_id, **arguments) == refused, function
+    assert client.get("/update", {"nick": "zp", "game": game.public_id}).json() == refused[1]
+    after = Game.objects.get(pk=game.pk)
+    assert (after.status, after.version, after.state) == (game.status, game.version, game.state)
+
+
 # --- Throw ------------------------------------------------------------------------------------------------------
 
 

@@ -50,7 +50,8 @@ def _current(game_pk: int) -> tuple[int, bool, str | None]:
 def _find(public_id: str, nick: str) -> tuple[Game | None, bool]:
     # One query: the game, and whether the nick sits in it.
     plays = Seat.objects.filter(game=OuterRef("pk"), user__username=nick)
-    game = Game.objects.annotate(plays=Exists(plays)).filter(public_id=public_id).first()
+    # The course API's games are Tâb's: another game's id is no game here.
+    game = Game.objects.annotate(plays=Exists(plays)).filter(public_id=public_id, kind="tab").first()
     return game, game is not None and game.plays
 
 

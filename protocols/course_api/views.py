@@ -66,21 +66,21 @@ def _player_and_game(args: dict[str, Any]) -> tuple[Login, str]:
 @api_function()
 async def leave(args: dict[str, Any]) -> dict[str, Any]:
     login, game = _player_and_game(args)
-    await as_player(login, services.game_leave, public_id=game)
+    await as_player(login, services.game_leave, public_id=game, kind="tab")
     return {}
 
 
 @api_function()
 async def roll(args: dict[str, Any]) -> dict[str, Any]:
     login, game = _player_and_game(args)
-    await as_player(login, services.game_act, public_id=game, action=tab.Roll())
+    await as_player(login, services.game_act, public_id=game, kind="tab", action=tab.Roll())
     return {}
 
 
 @api_function()
 async def pass_turn(args: dict[str, Any]) -> dict[str, Any]:
     login, game = _player_and_game(args)
-    await as_player(login, services.game_act, public_id=game, action=tab.Pass())
+    await as_player(login, services.game_act, public_id=game, kind="tab", action=tab.Pass())
     return {}
 
 
@@ -98,7 +98,9 @@ async def notify(args: dict[str, Any]) -> dict[str, Any]:
         raise Refusal("cell is negative")
     # The seed's own message for notify out of turn is in lower case.
     action = tab.Select(cell)
-    await as_player(login, services.game_act, public_id=game, action=action, not_your_turn="not your turn to play")
+    await as_player(
+        login, services.game_act, public_id=game, kind="tab", action=action, not_your_turn="not your turn to play"
+    )
     return {}
 
 
