@@ -115,6 +115,22 @@ def test_the_sweeper_removes_the_player_on_turn_and_the_next_turn_begins():
     assert log(game)[-1]["kind"] == "remove" and log(game)[-1]["data"]["why"] == "timeout"
 
 
+def test_a_check_or_read_after_the_deadline_sees_the_turn_timed_out_before_the_sweeper_comes():
+    from protocols.fish.server import respond
+
+    red, white = join("slow"), join("slow")
+    game = Tournament.objects.get(name="slow").game
+    Game.objects.filter(pk=game.pk).update(deadline=timezone.now() - timezone.timedelta(seconds=1))
+    # The check says what the action would do now: red's turn is over, and red with it.
+    with pytest.raises(FishError) as refused:
+        respond({"action": "check_placement", "user_token": red, "row": 0, "col": 0})
+    assert refused.value.error_type == "Incorrect_Token"
+    assert respond({"action": "check_turn", "user_token": white}) == {"color": "white"}
+    assert log(game)[-1]["kind"] == "remove" and log(game)[-1]["data"]["why"] == "timeout"
+    game.refresh_from_db()
+    assert game.status == Game.Status.PLAYING and game.deadline > timezone.now()
+
+
 def test_signed_in_players_from_the_web_are_ranked():
     ann, ben, cat = (UserFactory(username=nick) for nick in ("ann", "ben", "cat"))
     tokens = [join("web", 3, ann.pk), join("web", None, ben.pk), join("web", None, cat.pk)]

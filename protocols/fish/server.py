@@ -31,7 +31,7 @@ UNREACHABLE = "the server cannot reach its database just now: nothing was change
 
 def _read(request_token: str, action: str, request: Mapping[str, Any]) -> dict[str, Any]:
     """Answer a request that changes nothing (every action but the join, the placement and the move)."""
-    found = services.reading(request_token)
+    found = services.current(request_token)
     given = fields(request)
     if given.error is not None:
         raise given.error

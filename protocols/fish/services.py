@@ -231,12 +231,19 @@ def penguin_act(*, token: str, kind: str, fields: Fields) -> dict[str, Any] | Fi
         return error
 
 
-def _penguin_act(token: str, kind: str, fields: Fields) -> dict[str, Any]:
+def current(token: str) -> Reading:
+    """What the token names now (`reading`), its game's turn timed out first if its time is up: a turn whose time is
+    up is over, whether or not the sweeper has come to it yet, for the checks and reads as for the actions (a check
+    says what the action would do now)."""
     found = reading(token)
-    # A turn whose time is up is over, whether or not the sweeper has come to it yet: its player is out.
     if found.is_running() and found.deadline is not None and found.deadline <= timezone.now():
         game_overdue(public_id=found.public_id)
         found = reading(token)
+    return found
+
+
+def _penguin_act(token: str, kind: str, fields: Fields) -> dict[str, Any]:
+    found = current(token)
     running = found.is_running()
     user = store.seated(found.public_id)[found.seat] if running else None
     try:
