@@ -707,44 +707,66 @@ def expect(request: Any, world: World, owners: dict[str, tuple[str, int]]) -> Ex
         return Expected(error="Incorrect_Token")
     if action in ACTS:
         return expect_act(request, name, seat, now)
+    # A turn whose time is up ends first, for a reading as for an action (its player removed).
+    timed_out = None
+    running, finished = now.running, now.status == Game.Status.FINISHED
+    if running and now.overdue:
+        state, late = time_out(now)
+        timed_out = (name, state)
+        if late == seat:
+            return Expected(error="Incorrect_Token", change=timed_out, restart=True)
+        running = state.phase != "over"
+        finished = not running
+
+    def reading(**answer: Any) -> Expected:
+        return Expected(**answer, change=timed_out, restart=timed_out is not None)
+
     if not all(is_integer(request.get(n)) for n in COORDINATES.get(action, ())):
-        return Expected(error="Invalid_Coordinate")
+        return reading(error="Invalid_Coordinate")
     values = coordinates(request)
     if action == "get_moves_for_color" and not isinstance(request.get("color"), str):
-        return Expected(error="Unknown_Color")
-    on_turn = now.running and state.turn == seat
+        return reading(error="Unknown_Color")
+    on_turn = running and state.turn == seat
     match action:
         case "check_placement":
             valid = on_turn and state.is_legal_placement(seat, *values)
-            return Expected(payload={"is_valid": valid})
+            return reading(payload={"is_valid": valid})
         case "check_move":
             tiles = (values[0], values[1]), (values[2], values[3])
             valid = on_turn and state.is_legal_move(seat, *tiles)
-            return Expected(payload={"is_valid": valid})
+            return reading(payload={"is_valid": valid})
         case "check_turn":
-            return Expected(payload={"color": COLOURS[state.turn] if now.running else None})
+            return reading(payload={"color": COLOURS[state.turn] if running else None})
         case "get_state":
             if state is None:
                 players = [{"color": COLOURS[s], "score": 0, "places": []} for s in range(now.joined)]
-                return Expected(payload={"current_state": {"players": players, "board": now.board()}})
-            return Expected(payload={"current_state": state_payload(state)})
+                return reading(payload={"current_state": {"players": players, "board": now.board()}})
+            return reading(payload={"current_state": state_payload(state)})
         case "is_game_over":
-            if now.status != Game.Status.FINISHED:
-                return Expected(payload={"is_game_over": False, "winners": []})
-            return Expected(payload={"is_game_over": True, "winners": [COLOURS[s] for s in state.winners()]})
+            if not finished:
+                return reading(payload={"is_game_over": False, "winners": []})
+            return reading(payload={"is_game_over": True, "winners": [COLOURS[s] for s in state.winners()]})
         case "get_moves_for_color":
             color = request["color"]
             if color not in COLOURS[: now.table.players]:
-                return Expected(error="Unknown_Color")
+                return reading(error="Unknown_Color")
             colour_seat = COLOURS.index(color)
             if state is None or state.removed[colour_seat]:
-                return Expected(payload={"reachable_locations": []})
-            return Expected(payload={"reachable_locations": moves_json(state.moves_of(colour_seat))})
+                return reading(payload={"reachable_locations": []})
+            return reading(payload={"reachable_locations": moves_json(state.moves_of(colour_seat))})
     # get_moves_for_location
     bare = state if state is not None else State.new(now.board(), now.table.players)
     if not (0 <= values[0] < ROWS and 0 <= values[1] < COLUMNS) or bare.board[values[0]][values[1]] == 0:
-        return Expected(error="Invalid_Coordinate")
-    return Expected(payload={"reachable_locations": moves_json(bare.moves_from(*values))})
+        return reading(error="Invalid_Coordinate")
+    return reading(payload={"reachable_locations": moves_json(bare.moves_from(*values))})
+
+
+def time_out(now: View) -> tuple[State, int]:
+    """The position once the turn whose time is up has ended (its player removed), and that player's seat."""
+    state = now.state.copy()
+    late = state.turn
+    state.remove(late)
+    return state, late
 
 
 def coordinates(request: dict) -> list[int]:
@@ -760,9 +782,7 @@ def expect_act(request: dict, name: str, seat: int, now: View) -> Expected:
     running = now.running
     timed_out = None
     if running and now.overdue:
-        state = state.copy()
-        late = state.turn
-        state.remove(late)
+        state, late = time_out(now)
         timed_out = (name, state)
         if late == seat:
             return Expected(error="Incorrect_Token", change=timed_out, restart=True)
