@@ -17,11 +17,13 @@ import subprocess
 import sys
 import threading
 import time
+from email.utils import parsedate_to_datetime
 from pathlib import Path
 
 import httpx
 from django.conf import settings
 
+from core.limits import WINDOW
 from protocols.course_api.message import state_of
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,6 +59,16 @@ def free_port() -> int:
     sock.bind(("127.0.0.1", 0))
     _reserved.append(sock)
     return sock.getsockname()[1]
+
+
+def window_begins(http: httpx.Client, needed: float = WINDOW / 2) -> None:
+    """Wait, if fewer than `needed` seconds of it are left, for the next window of a live server's limits to begin
+    (core/limits.py), so that what a test counts there falls in one window. The servers count by the wall clock, in
+    windows of `limits.WINDOW` seconds: their Date header tells where in its window their clock is."""
+    second = parsedate_to_datetime(http.get("/healthz").headers["date"]).timestamp()
+    left = WINDOW - second % WINDOW
+    if left < needed:
+        time.sleep(left + 1)
 
 
 def suite_uses_postgres() -> bool:

@@ -3,7 +3,6 @@ with a JSON error, 429 and Retry-After; behind a trusted proxy the address comes
 
 import time
 from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 
 import pytest
 import time_machine
@@ -12,6 +11,7 @@ from django.test import Client
 from core import limits
 
 from .conftest import PASSWORDS
+from .live import window_begins
 
 pytestmark = pytest.mark.django_db
 
@@ -21,16 +21,6 @@ def whole_window():
     """Start each test at the beginning of a minute, so that its counts all fall in one window however slow it runs."""
     with time_machine.travel(datetime(2026, 3, 1, 12, 0, tzinfo=UTC), tick=True):
         yield
-
-
-def servers_window_begins(http) -> None:
-    """Wait, if need be, for the next window of a live server's counters to begin, so that what a test counts there
-    falls in one window. The servers count by the wall clock (this process's is the fixture's travelled one), in
-    windows of `limits.WINDOW` seconds: their Date header tells where in its window their clock is."""
-    second = parsedate_to_datetime(http.get("/healthz").headers["date"]).timestamp()
-    left = limits.WINDOW - second % limits.WINDOW
-    if left < limits.WINDOW / 2:
-        time.sleep(left + 1)
 
 
 def post(client: Client, function: str, payload: dict, **headers):
@@ -280,7 +270,7 @@ def test_limits_are_shared_between_processes_through_redis(start_server, live_da
     database_url = live_databases.new()
     first = start_server(database_url, REDIS_URL=REDIS_TEST_URL)
     second = start_server(database_url, REDIS_URL=REDIS_TEST_URL)
-    servers_window_begins(first.http)
+    window_begins(first.http)
     assert first.call("register", nick="zp", password="secret") == (200, {})
     for server in (first, second) * 5:
         assert server.call("register", nick="zp", password="guess")[0] == 401
@@ -293,7 +283,7 @@ def test_limits_are_shared_between_processes_through_redis(start_server, live_da
 def test_a_local_client_cannot_choose_its_address_with_x_forwarded_for(gunicorn):
     # `make run`'s server with no trusted proxy (the default): the header is only what the client wrote.
     server = gunicorn(TAB_LOGIN_FAILURES_PER_MINUTE="3")
-    servers_window_begins(server.http)
+    window_begins(server.http)
     assert server.http.post("/register", json={"nick": "zp", "password": "secret"}).status_code == 200
     answers = [
         server.http.post(
