@@ -707,16 +707,10 @@ def expect(request: Any, world: World, owners: dict[str, tuple[str, int]]) -> Ex
         return Expected(error="Incorrect_Token")
     if action in ACTS:
         return expect_act(request, name, seat, now)
-    # A turn whose time is up ends first, for a reading as for an action (its player removed).
-    timed_out = None
-    running, finished = now.running, now.status == Game.Status.FINISHED
-    if running and now.overdue:
-        state, late = time_out(now)
-        timed_out = (name, state)
-        if late == seat:
-            return Expected(error="Incorrect_Token", change=timed_out, restart=True)
-        running = state.phase != "over"
-        finished = not running
+    state, running, timed_out, refusal = turn_timed_out(name, seat, now)
+    if refusal is not None:
+        return refusal
+    finished = now.status == Game.Status.FINISHED or (timed_out is not None and not running)
 
     def reading(**answer: Any) -> Expected:
         return Expected(**answer, change=timed_out, restart=timed_out is not None)
@@ -761,12 +755,20 @@ def expect(request: Any, world: World, owners: dict[str, tuple[str, int]]) -> Ex
     return reading(payload={"reachable_locations": moves_json(bare.moves_from(*values))})
 
 
-def time_out(now: View) -> tuple[State, int]:
-    """The position once the turn whose time is up has ended (its player removed), and that player's seat."""
+def turn_timed_out(
+    name: str, seat: int, now: View
+) -> tuple[State | None, bool, tuple[str, State] | None, Expected | None]:
+    """A turn whose time is up ends first, for a reading as for an action (its player removed): the position then,
+    whether the game still runs, the change the timeout makes (None without one), and the refusal of a request of
+    the late player itself (None otherwise)."""
+    if not (now.running and now.overdue):
+        return now.state, now.running, None, None
     state = now.state.copy()
     late = state.turn
     state.remove(late)
-    return state, late
+    change = (name, state)
+    refusal = Expected(error="Incorrect_Token", change=change, restart=True) if late == seat else None
+    return state, state.phase != "over", change, refusal
 
 
 def coordinates(request: dict) -> list[int]:
@@ -778,15 +780,9 @@ def expect_act(request: dict, name: str, seat: int, now: View) -> Expected:
     """place_penguin and move_penguin: a turn whose time is up ends first (its player removed), then the fields'
     types, the phase and the turn, the tiles and the rest of the rules (the rules module's order); while the game
     runs, a refusal removes its sender."""
-    state = now.state
-    running = now.running
-    timed_out = None
-    if running and now.overdue:
-        state, late = time_out(now)
-        timed_out = (name, state)
-        if late == seat:
-            return Expected(error="Incorrect_Token", change=timed_out, restart=True)
-        running = state.phase != "over"
+    state, running, timed_out, refusal = turn_timed_out(name, seat, now)
+    if refusal is not None:
+        return refusal
 
     def refused(error: str) -> Expected:
         if not running:
