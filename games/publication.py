@@ -137,12 +137,27 @@ def gathered() -> Iterator[None]:
                 logger.exception("publishing %d updates failed", len(events))
 
 
+# Told the channel of every change committed in this process, in the committing thread, before anything else hears of
+# it (protocols/plakoto/polls.py: answers kept in memory are dropped there).
+_observers: list[Callable[[str], None]] = []
+
+
+def observe_changes(observer: Callable[[str], None]) -> None:
+    """Have `observer(channel)` called for every change that this process commits, right after its commit, in the
+    thread that committed it: before the change's own answer is sent, and before any follower is woken. It must be
+    quick and must not raise."""
+    if observer not in _observers:
+        _observers.append(observer)
+
+
 def send(channel: str, event_type: str, data: str) -> None:
     """Send an event to every process; without Redis, at least to this one. Inside `gathered()`, when the block ends.
 
     What django-eventstream's send_event does for us, without the rest of it: no event storage is configured, and
     no GRIP proxy, whose publication send_event prepares for every event anyway (a third of its cost).
     """
+    for observer in _observers:
+        observer(channel)
     events = getattr(_gathering, "events", None)
     if events is not None and eventstream.redis_client is not None:
         events.append((channel, event_type, data))

@@ -211,6 +211,23 @@ def test_a_whole_game_through_the_api(api):
     assert api.post("/whole/board", json={}).status_code == 200 and status(api, "whole")["status"] == "not active"
 
 
+def test_a_poll_shows_every_change_made_before_it(api, server):
+    """Polls are answered from memory between changes (protocols/plakoto/polls.py): whichever part of the server made
+    a change (the API, the page's views, the computer player), the next poll shows it."""
+    fresh(api, "polled")
+    assert [status(api, "polled")["status"] for _ in range(3)] == ["not active"] * 3
+    with httpx.Client(base_url=server.url) as site:
+        assert site.put("/tables/plakoto/polled/seat/B", json={"username": "ann"}).status_code == 200
+        assert status(api, "polled")["status"] == "initialized"
+        assert site.post("/tables/plakoto/polled/computer", json={"level": 1}).status_code == 200
+    assert status(api, "polled")["status"] == "started"
+    # The computer (White) moves first, in a thread of its own: its moves reach the polls too.
+    deadline = time.monotonic() + 60
+    while (game := status(api, "polled"))["p_turn"] != "B":
+        assert game["status"] == "started" and time.monotonic() < deadline
+        time.sleep(0.05)
+
+
 def test_a_reset_of_a_started_game_takes_one_of_its_players(api):
     tokens = seated(api, "reset")
     assert api.post("/reset/board/", headers={"X-Token": tokens["B"]}).status_code == 200

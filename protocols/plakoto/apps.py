@@ -24,6 +24,7 @@ class PlakotoConfig(AppConfig):
     def ready(self) -> None:
         from games.lobby import register_seeks
 
-        from . import services
+        from . import polls, services
 
         register_seeks("plakoto", services.lobby_seeks)
+        polls.install()

@@ -28,9 +28,9 @@ from core.direct import Direct, failure, header_value, read_small_body
 from core.direct import answer as answer_directly
 from core.direct import answer_response as direct_response
 from core.sse import event_stream, ping_unless_woken
-from games.publication import Subscription
+from games.publication import Subscription, channel_name
 
-from . import services
+from . import polls, services
 from .models import Table
 from .services import ApiError
 
@@ -131,11 +131,39 @@ async def serve(scope: dict, receive, send, direct: Direct) -> None:
         return
     call = Call(scope["method"], header_value(scope, X_TOKEN), body)
     try:
-        status, text = await _answer(call, name, rest)
+        if call.method == "GET" and rest.strip("/") == "status" and (kept := polls.polls) is not None:
+            status, text = await _status_polled(kept, name)
+        else:
+            status, text = await _answer(call, name, rest)
     except Exception as error:  # noqa: BLE001 - answered as Django's handler would (an unreachable database: 503)
         await direct_response(scope, send, failure(scope, body, error), headers)
         return
     await answer_directly(scope, send, status, text, headers)
+
+
+async def _status_polled(kept: polls.Polls, name: str) -> Answer:
+    """`GET status/`: the answer kept in memory (protocols/plakoto/polls.py says when it is the table's status of now),
+    else the database's, kept for the next polls."""
+    text = kept.answer(name)
+    if text is not None:
+        return 200, text
+    since = kept.since()
+    (status, text), channels = await _status_read(name)
+    if status == 200:
+        kept.keep(name, since, channels, text)
+    return status, text
+
+
+@in_database_thread
+def _status_read(name: str) -> tuple[Answer, list[str]]:
+    """The answer of `GET status/`, and the channels of the changes that would change it: the table's and its game's."""
+    if not TABLE_NAME.fullmatch(name):
+        return refusal(NotFound("Unknown table.")), []
+    view = services.table_view(name)
+    channels = [services.table_channel(name)]
+    if view.game is not None:
+        channels.append(channel_name(view.game.public_id))
+    return answer([services.status(view)]), channels
 
 
 @in_database_thread
