@@ -501,11 +501,12 @@ def game_leave(*, public_id: str, user_id: int, kind: str | None = None) -> None
 class Acted:
     """What an action did (its log entry) and the position it left, as stored (the engine's JSON) and as the rules'
     state: that one the caller may read until its transaction commits, never change nor keep (it is then the game's
-    next action's)."""
+    next action's); and the game's row as the action wrote it."""
 
     played: Played
     position: dict
     state: object
+    game: Game
 
 
 def game_act(
@@ -545,7 +546,7 @@ def game_act(
                 _clock_start(game, state, now)
             _record(game, played.kind, user_id, dict(played.data), now, state, save=False)
             _automatic(game, engine, state, now, unsaved=True)
-            return Acted(played, game.state, state)
+            return Acted(played, game.state, state, game)
     # The clock on turn ran out before the action came: the game ended (committed above), and the action is refused.
     raise GameError(TIME_UP)
 

@@ -3,10 +3,12 @@ table's status as the database has it, whoever changed the table or its game; an
 is not kept; without a single server process nothing is kept."""
 
 import json
+import threading
 from datetime import timedelta
 
 import pytest
 from asgiref.sync import async_to_sync
+from django.db import transaction
 from django.test import override_settings
 from django.utils import timezone
 
@@ -125,6 +127,39 @@ def test_an_answer_read_while_a_change_committed_is_not_kept(kept):
     game_end(public_id=services.table_view("t").game.public_id, opponent_wins=False)
     assert not kept.keep("t", since, [services.table_channel("t"), game], stale)
     assert poll(kept, "t")["status"] == "ended"
+
+
+def test_a_move_keeps_the_status_it_leaves(kept):
+    white, _ = services.seat_take(name="t", colour="W", username="ann")
+    services.seat_take(name="t", colour="B", username="ben")
+    assert kept.answer("t") is None
+    x, y, destination = a_move("t")
+    services.piece_move(name="t", token=white, x=x, y=y, destination=destination)
+    assert kept.answer("t") == services.status_text(read("t"))
+
+
+def test_a_changes_answer_is_kept_unless_another_thread_changed_the_table_since(kept):
+    channels = [services.table_channel("t")]
+    since = kept.since()
+    with transaction.atomic():
+        kept.keep_on_commit("t", since, channels, b"[1]")
+        other = threading.Thread(target=kept.changed, args=channels)
+        other.start()
+        other.join()
+    assert kept.answer("t") is None
+
+    # Its own thread's changes are in it.
+    since = kept.since()
+    with transaction.atomic():
+        publication.announce_on_commit(services.table_channel("t"))
+        kept.keep_on_commit("t", since, channels, b"[2]")
+    assert kept.answer("t") == b"[2]"
+
+    # Nothing is kept of a change undone.
+    with pytest.raises(RuntimeError), transaction.atomic():
+        kept.keep_on_commit("u", kept.since(), [services.table_channel("u")], b"[3]")
+        raise RuntimeError("undone")
+    assert kept.answer("u") is None
 
 
 def test_a_kept_answer_lasts_one_lifetime_at_most(kept, clock):

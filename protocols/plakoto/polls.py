@@ -12,6 +12,11 @@ An answer read while a change was being committed might not show it; it must not
 of changes stood when it arrived (`since`), before its read began; `keep` takes its answer only if neither its table
 nor its game has changed since then, and keeps it otherwise unseen. A change then drops it whichever comes first.
 
+A move knows the status it leaves (the API's busiest change: both players poll next), and keeps it once committed
+(`keep_on_commit`). It holds the rows of its table and game from its read to its commit, so no other change can come
+in between; one committed after it, by another thread, may be heard of before its own answer is kept, and then that
+answer is not kept: only the changes of the move's own thread may have come since it began.
+
 Only a process that commits every change of the site's tables knows when an answer is out of date: without REDIS_URL
 the server is one process (tabsite/gunicorn.conf.py), and answers are kept; with it, other processes change the same
 tables, and every poll reads the database. A change made by hand outside the server (a shell on the same database)
@@ -23,6 +28,7 @@ import time
 from collections.abc import Callable, Iterable
 
 from django.conf import settings
+from django.db import transaction
 
 # Seconds an answer is kept at most, for the changes no event tells of (made outside the server).
 LIFETIME = 1.0
@@ -30,6 +36,8 @@ LIFETIME = 1.0
 TABLES = 10_000
 # Channels whose latest change is remembered (one a table and one a game at most; the oldest is forgotten first).
 CHANNELS = 100_000
+# Channels whose latest change each thread remembers as its own (those of one transaction, at least).
+OWN = 1_000
 
 
 class Polls:
@@ -45,6 +53,7 @@ class Polls:
         # table -> (when the answer expires, its text, the channels it depends on)
         self._answers: dict[str, tuple[float, bytes, tuple[str, ...]]] = {}
         self._table_of: dict[str, str] = {}  # channel -> the table whose kept answer depends on it
+        self._threads = threading.local()
 
     def since(self) -> int:
         """Where the count of changes stands: what `keep` compares with."""
@@ -60,10 +69,21 @@ class Polls:
     def keep(self, table: str, since: int, channels: Iterable[str], text: bytes) -> bool:
         """Keep the table's answer, read after `since()` gave `since` from the table and the game of `channels`,
         unless one of them has changed since; return whether it is kept."""
+        return self._keep(table, since, tuple(channels), text, {})
+
+    def keep_on_commit(self, table: str, since: int, channels: Iterable[str], text: bytes) -> None:
+        """Once the current transaction commits, keep the answer that the change it made gives (`text`, worked out
+        inside it, after `since()` gave `since`, and with the rows of the table and the game of `channels` locked):
+        unless another thread has changed one of them since, which only this thread's own changes may have."""
         channels = tuple(channels)
+        transaction.on_commit(lambda: self._keep(table, since, channels, text, self._own()))
+
+    def _keep(self, table: str, since: int, channels: tuple[str, ...], text: bytes, own: dict[str, int]) -> bool:
         with self._lock:
-            if any(self._changed.get(channel, self._forgotten) > since for channel in channels):
-                return False
+            for channel in channels:
+                latest = self._changed.get(channel, self._forgotten)
+                if latest > since and latest != own.get(channel):
+                    return False
             self._drop(table)
             if len(self._answers) >= TABLES:
                 self._drop(next(iter(self._answers)))
@@ -73,16 +93,27 @@ class Polls:
             return True
 
     def changed(self, channel: str) -> None:
-        """A change of `channel` was committed: drop the answer that depends on it."""
+        """A change of `channel` was committed (in this thread): drop the answer that depends on it."""
         with self._lock:
             self._count += 1
             self._changed.pop(channel, None)  # to the end: the latest changed are forgotten last
-            self._changed[channel] = self._count
+            self._changed[channel] = count = self._count
             if len(self._changed) > CHANNELS:
                 self._forgotten = self._changed.pop(next(iter(self._changed)))
             table = self._table_of.get(channel)
             if table is not None:
                 self._drop(table)
+        own = self._own()
+        if len(own) >= OWN:
+            own.clear()  # forgetting them only keeps fewer answers
+        own[channel] = count
+
+    def _own(self) -> dict[str, int]:
+        """This thread's latest change of each channel it changed lately: the count when it committed it."""
+        own = getattr(self._threads, "own", None)
+        if own is None:
+            own = self._threads.own = {}
+        return own
 
     def _drop(self, table: str) -> None:
         kept = self._answers.pop(table, None)

@@ -32,6 +32,7 @@ from games.models import Game
 from games.rules.plakoto import BLACK, OFF, SIDES, WHITE, Move, State
 from games.services import GameError, NotYourTurn, checked_then_written, game_act, game_end, match_open, match_start
 
+from . import polls
 from .models import Table
 
 # Endings the API calls "aborded": the player on turn stayed idle (whether anybody had moved yet or not), or left.
@@ -79,17 +80,25 @@ class TableView:
     @property
     def status(self) -> str:
         """The table's status in the API's words."""
-        game = self.game
-        if game is None:
-            seats = self.table is not None and (self.table.w_token or self.table.b_token)
-            return "initialized" if seats else "not active"
-        if game.status == Game.Status.PLAYING:
-            return "started"
-        if game.status == Game.Status.FINISHED and game.ending in ABORTED:
-            return "aborded"
-        if game.status == Game.Status.FINISHED:
-            return "ended"
-        return "initialized"
+        seated = self.table is not None and bool(self.table.w_token or self.table.b_token)
+        return status_name(self.game, seated)
+
+
+def status_name(game: GameRow | None, seated: bool) -> str:
+    """The status of a table in the API's words, from its game, or without one whether a seat is taken."""
+    if game is None:
+        return "initialized" if seated else "not active"
+    if game.status == Game.Status.PLAYING:
+        return "started"
+    if game.status == Game.Status.FINISHED and game.ending in ABORTED:
+        return "aborded"
+    if game.status == Game.Status.FINISHED:
+        return "ended"
+    return "initialized"
+
+
+def game_row(game: Game) -> GameRow:
+    return GameRow(game.pk, game.public_id, game.status, game.ending, game.winner_id, game.changed_at)
 
 
 def token_hash(token: str) -> str:
@@ -253,6 +262,8 @@ def piece_move(*, name: str, token: str | None, x: int, y: int, destination: int
     with the checks of the API in their order. Return the board as the mover sees it then (`board_json`), from the
     position the move left (with the dice of the turn it began, if it ended one)."""
     now = timezone.now()
+    kept = polls.polls
+    since = kept.since() if kept is not None else 0
     with checked_then_written():
         row = _move_query.first(name)
         if not token:
@@ -290,6 +301,11 @@ def piece_move(*, name: str, token: str | None, x: int, y: int, destination: int
         # the next move too).
         state = acted.state
         assert isinstance(state, State)
+        if kept is not None:
+            # The table's status as the move left it: its client, and its opponent, poll it next.
+            game = game_row(acted.game)
+            text = status_text(_status(state, game, status_name(game, True), now))
+            kept.keep_on_commit(name, since, (table_channel(name), publication.channel_name(public_id)), text)
         return board_json(state, colour if state.result is None and state.turn == colour else None)
 
 
@@ -392,9 +408,17 @@ def seats(view: TableView) -> dict[str, dict[str, Any]]:
 
 
 def status(view: TableView) -> dict[str, Any]:
-    state, game, name = view.state, view.game, view.status
-    result = score = None
     last_change = view.table.last_change if view.table is not None else None
+    return _status(view.state, view.game, view.status, last_change)
+
+
+def status_text(status: dict[str, Any]) -> bytes:
+    """The answer of `GET status/` (JsonResponse's text: the standard library's, with spaces)."""
+    return json.dumps([status]).encode()
+
+
+def _status(state: State, game: GameRow | None, name: str, last_change: datetime | None) -> dict[str, Any]:
+    result = score = None
     if name == "ended":
         result, score = state.result, state.score
     elif name == "aborded":

@@ -163,7 +163,7 @@ def _status_read(name: str) -> tuple[Answer, list[str]]:
     channels = [services.table_channel(name)]
     if view.game is not None:
         channels.append(channel_name(view.game.public_id))
-    return answer([services.status(view)]), channels
+    return (200, services.status_text(services.status(view))), channels
 
 
 @in_database_thread
@@ -192,7 +192,7 @@ def _route(request: Call, name: str, parts: list[str]) -> Answer:
         case ["status"]:
             if request.method != "GET":
                 raise _not_allowed(request)
-            return answer([services.status(services.table_view(name))])
+            return 200, services.status_text(services.status(services.table_view(name)))
     raise NotFound("Not found.")
 
 
