@@ -31,7 +31,7 @@ from django.conf import settings
 from django.db import transaction
 
 # Seconds an answer is kept at most, for the changes no event tells of (made outside the server).
-LIFETIME = 1.0
+LIFETIME = 10.0
 # Tables whose answers are kept (the oldest kept goes first); a kept answer is about 300 bytes.
 TABLES = 10_000
 # Channels whose latest change is remembered (one a table and one a game at most; the oldest is forgotten first).
