@@ -6,7 +6,8 @@ refusal `{"errormesg": …}` with 400 (404 for what does not exist).
 
 Its clients poll: the API is answered on the ASGI connection itself (`serve`, core/direct.py; its mount in apps.py),
 the lean handler of the protocols serving what it leaves, and a request is one call to the process's database thread,
-which routes, reads or writes, and renders the answer. The page's own calls
+which routes, reads or writes, and renders the answer; a `GET status/` whose answer is kept in memory (polls.py) is
+answered on the event loop without one. The page's own calls
 that need its session (a signed-in player's seat, the computer's) are Django's usual views, at /tables/plakoto/, with
 the table's stream, which players' pages and spectators follow instead of polling.
 """
