@@ -149,3 +149,26 @@ def test_a_tournament_made_over_tcp_is_joined_in_the_browser_and_replayed(server
     expect(page.locator("#replay-caption")).to_contain_text("The ice, before the first penguin")
     page.get_by_role("button", name="▶").click()
     expect(page.locator("#replay-caption")).to_contain_text("Red is removed, for a refused action")
+
+
+def test_a_seat_whose_answer_comes_after_the_games_news_is_played_at_once(server, new_page):
+    """The tournament's stream may tell of the game (started, then on the new player's turn) before the answer to the
+    page's join comes with its token: the page then shows that it is the player's turn, and offers the moves."""
+    name = f"late-{uuid.uuid4().hex[:8]}"
+    tcp = Player(Client(server.fish_port), name, players=2)
+    page = new_page()
+    page.goto(f"{server.url}/play/fish/?tournament={name}")
+    expect(page.locator("#seats")).to_contain_text("Red: a protocol client", timeout=WAIT_MS)
+    joins = []
+    page.route("**/tables/fish/request", lambda route: joins.append(route))
+    page.get_by_role("button", name="Take a seat", exact=True).click()
+    while not joins:
+        page.wait_for_timeout(20)
+    answer = joins[0].fetch()  # the join is made; its answer is held back
+    expect(page.locator("#state")).to_contain_text("Red to place", timeout=WAIT_MS)
+    assert tcp.place(99, 0)["error_type"] == "Invalid_Coordinate"
+    expect(page.locator("#state")).to_contain_text("White to place", timeout=WAIT_MS)
+    joins[0].fulfill(response=answer)
+    expect(page.locator("#state")).to_contain_text("Your turn (White)", timeout=WAIT_MS)
+    expect(page.get_by_role("button", name="Play it")).to_be_visible(timeout=WAIT_MS)
+    assert page.evaluate("() => fishPage.targets().length") > 0

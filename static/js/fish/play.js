@@ -62,6 +62,8 @@ async function join() {
     const joined = await ask({ action: "join_tournament", tournament_id: name, players });
     hold({ token: joined.user_token, color: joined.color });
     say(`You play ${LABEL[joined.color]}.`);
+    // The stream may have shown the game already, before this seat's token came: show it again, as this seat's.
+    if (view) render(view);
     if (!source) follow();
   } catch (error) {
     say(error.message, true);
