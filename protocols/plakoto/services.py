@@ -165,6 +165,12 @@ def table_channel(name: str) -> str:
     return f"plakoto-table-{name}"
 
 
+def status_channels(name: str, public_id: str | None) -> tuple[str, ...]:
+    """The channels of the changes that change a table's status: the table's own, and its game's (if it has one)."""
+    table = table_channel(name)
+    return (table,) if public_id is None else (table, publication.channel_name(public_id))
+
+
 def _locked(name: str) -> Table:
     Table.objects.get_or_create(name=name)
     return Table.objects.select_for_update(of=("self",)).select_related("game").get(name=name)
@@ -305,7 +311,7 @@ def piece_move(*, name: str, token: str | None, x: int, y: int, destination: int
             # The table's status as the move left it: its client, and its opponent, poll it next.
             game = game_row(acted.game)
             text = status_text(_status(state, game, status_name(game, True), now))
-            kept.keep_on_commit(name, since, (table_channel(name), publication.channel_name(public_id)), text)
+            kept.keep_on_commit(name, since, status_channels(name, public_id), text)
         return board_json(state, colour if state.result is None and state.turn == colour else None)
 
 

@@ -29,7 +29,7 @@ from core.direct import Direct, failure, header_value, read_small_body
 from core.direct import answer as answer_directly
 from core.direct import answer_response as direct_response
 from core.sse import event_stream, ping_unless_woken
-from games.publication import Subscription, channel_name
+from games.publication import Subscription
 
 from . import polls, services
 from .models import Table
@@ -156,14 +156,12 @@ async def _status_polled(kept: polls.Polls, name: str) -> Answer:
 
 
 @in_database_thread
-def _status_read(name: str) -> tuple[Answer, list[str]]:
-    """The answer of `GET status/`, and the channels of the changes that would change it: the table's and its game's."""
+def _status_read(name: str) -> tuple[Answer, tuple[str, ...]]:
+    """The answer of `GET status/`, and the channels of the changes that would change it."""
     if not TABLE_NAME.fullmatch(name):
-        return refusal(NotFound("Unknown table.")), []
+        return refusal(NotFound("Unknown table.")), ()
     view = services.table_view(name)
-    channels = [services.table_channel(name)]
-    if view.game is not None:
-        channels.append(channel_name(view.game.public_id))
+    channels = services.status_channels(name, view.game.public_id if view.game is not None else None)
     return (200, services.status_text(services.status(view))), channels
 
 
