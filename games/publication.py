@@ -8,7 +8,7 @@ their texts, so a thousand followers cost one rendering, not a thousand. Followe
 
 Events travel through django-eventstream: inside one process its listener manager wakes the subscriptions of the
 match's channel; with REDIS_URL set, the event goes through Redis to every server process (the events of one batch of
-the database thread together, `gathered`).
+the database thread together, in one message: `gathered`, `pack`).
 
 This is the one module that relies on django-eventstream beyond `send_event`: its listeners (`Listener`: `aevent`,
 `channel_items`, `overflow`, `assign_loop`), the manager's `lock`, `listeners_by_channel`, `add_to_queues` and
@@ -25,7 +25,6 @@ nothing published in between is missed (each event is a full rendering, and vers
 
 import asyncio
 import contextlib
-import json
 import logging
 import threading
 import weakref
@@ -33,6 +32,7 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from typing import Any
 
+import orjson
 import redis
 from django.conf import settings
 from django.db import transaction
@@ -170,14 +170,10 @@ def _send_all(events: list[tuple[str, str, str]]) -> None:
         _to_this_process(events)
         return
     try:
-        pipeline = eventstream.redis_client.pipeline(transaction=False)
-        to = redis_channel()
-        for channel, event_type, data in events:
-            message = {"channel": channel, "event_type": event_type, "data": data, "pub_id": None}
-            pipeline.publish(to, json.dumps(message))
-        pipeline.execute()
+        # One message for them all: every process's listener reads every message, and a message costs it (and the
+        # publisher) far more than the few events in it (BENCHMARKS.md).
+        eventstream.redis_client.publish(redis_channel(), pack(events))
     except redis.RedisError as error:
-        # Some may have gone through before the error: a follower drops what it has seen already (versions).
         logger.error(
             "Redis unreachable (%s): %d updates (%s, …) reached only this process's streams",
             error,
@@ -185,6 +181,20 @@ def _send_all(events: list[tuple[str, str, str]]) -> None:
             events[0][0],
         )
         _to_this_process(events)
+
+
+def pack(events: list[tuple[str, str, str]]) -> bytes:
+    """The Redis message of these events (channel, event type, data): `{"events": [[channel, type, data], …]}`."""
+    return orjson.dumps({"events": events})
+
+
+def unpack(raw: bytes | str) -> list[tuple[str, str, str, Any]]:
+    """The events of a Redis message (channel, event type, data, id): ours (`pack`), or one event as
+    django-eventstream's own `send_event` writes it."""
+    message = orjson.loads(raw)
+    if isinstance(message, dict) and "events" in message:
+        return [(channel, event_type, data, None) for channel, event_type, data in message["events"]]
+    return [(message["channel"], message["event_type"], message["data"], message.get("pub_id"))]
 
 
 def _to_this_process(events: list[tuple[str, str, str]]) -> None:
@@ -261,28 +271,10 @@ class SupervisedRedisListener:
     @staticmethod
     def deliver(raw: bytes) -> None:
         manager = get_listener_manager()
-        # Every process gets every change; most are followed in another process. Those are dropped unread: the
-        # channel is read off the head of the message, which `_send_all` writes (anything else is decoded in full).
-        channel = _channel_of(raw)
-        if channel is not None and not manager.listeners_by_channel.get(channel):
-            return
-        event = json.loads(raw)
-        channel = event["channel"]
-        manager.add_to_queues(channel, Event(channel, event["event_type"], event["data"], id=event["pub_id"]))
-
-
-_HEAD = b'{"channel": "'
-
-
-def _channel_of(raw: bytes) -> str | None:
-    """The channel of a message as `_send_all` writes it (its first key, a plain text), or None."""
-    if not isinstance(raw, bytes) or not raw.startswith(_HEAD):
-        return None
-    end = raw.find(b'"', len(_HEAD))
-    name = raw[len(_HEAD) : end]
-    if end < 0 or b"\\" in name:
-        return None
-    return name.decode()
+        # Every process gets every change; most are followed in another process: those are dropped here.
+        for channel, event_type, data, event_id in unpack(raw):
+            if manager.listeners_by_channel.get(channel):
+                manager.add_to_queues(channel, Event(channel, event_type, data, id=event_id))
 
 
 def install() -> None:
