@@ -271,8 +271,15 @@ class SupervisedRedisListener:
     @staticmethod
     def deliver(raw: bytes) -> None:
         manager = get_listener_manager()
+        try:
+            events = unpack(raw)
+        except (ValueError, KeyError, TypeError):  # orjson's decode error is a ValueError
+            # Not ours, and no event of the library's: something else publishes on the channel. Dropped, the
+            # listener going on (a failure here would count as an outage of Redis, and every stream read again).
+            logger.warning("a message on %s is no event (%r…): dropped", redis_channel(), raw[:80])
+            return
         # Every process gets every change; most are followed in another process: those are dropped here.
-        for channel, event_type, data, event_id in unpack(raw):
+        for channel, event_type, data, event_id in events:
             if manager.listeners_by_channel.get(channel):
                 manager.add_to_queues(channel, Event(channel, event_type, data, id=event_id))
 

@@ -243,3 +243,22 @@ def test_a_process_takes_from_redis_the_changes_its_streams_follow_and_drops_the
 
     events, lost = asyncio.run(main())
     assert events == [publication.decode(second), publication.decode(third)] and lost is False
+
+
+@pytest.mark.parametrize("raw", [b"not json", b"[1, 2]", b'{"events": [[1]]}', b'{"channel": "game-abc"}', b"null"])
+def test_a_message_that_is_no_event_is_dropped_and_the_listener_goes_on(raw, caplog):
+    """Something else publishing on the channel must not stop the process's streams (nor pass for an outage)."""
+
+    async def main():
+        subscription = publication.Subscription("abc")
+        try:
+            publication.SupervisedRedisListener.deliver(raw)
+            event = (publication.channel_name("abc"), publication.EVENT_TYPE, publication.encode(1, False, {"t": "1"}))
+            publication.SupervisedRedisListener.deliver(publication.pack([event]))
+            return await asyncio.wait_for(subscription.next(), 5)
+        finally:
+            subscription.close()
+
+    events, lost = asyncio.run(main())
+    assert events == [(1, False, {"t": "1"})] and lost is False
+    assert "is no event" in caplog.text
