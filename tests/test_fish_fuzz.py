@@ -1040,6 +1040,8 @@ def fish_request(draw, world: World, owners: dict) -> dict:
 @given(data=st.data())
 def test_every_action_gets_the_protocols_answer_and_changes_only_what_it_may(world, data):
     made: list[str] = []
+    # A join may seat a player at a table the world had (one waiting for players): its tokens grow with the example.
+    tokens_before = {name: list(table.tokens) for name, table in world.tables.items()}
     try:
         with transaction.atomic():
             for name in world.running:
@@ -1063,16 +1065,19 @@ def test_every_action_gets_the_protocols_answer_and_changes_only_what_it_may(wor
                 if expected.join is not None and "user_token" in reply:
                     name = expected.join[0]
                     owners[reply["user_token"]] = (name, COLOURS.index(reply["color"]))
-                    if name in made:
+                    if name in world.tables:
                         world.tables[name].tokens.append(reply["user_token"])
-                    elif name not in world.tables:
+                    else:
                         made.append(name)
                         world.tables[name] = table_of(name, [reply["user_token"]])
             transaction.set_rollback(True)
     finally:
-        # The tournaments made by joins are gone with the example, and so are the games it started.
+        # The tournaments made by joins are gone with the example, and so are the games it started and the seats it
+        # took.
         for name in made:
             del world.tables[name]
+        for name, tokens in tokens_before.items():
+            world.tables[name].tokens = tokens
 
 
 # --- 3. Stolen, stale and spoiled tokens ----------------------------------------------------------------------------
