@@ -4,6 +4,7 @@ tournament sees every action, and a tournament made over TCP is joined in the br
 finished game is replayed on its page."""
 
 import json
+import time
 import uuid
 
 import pytest
@@ -162,7 +163,9 @@ def test_a_seat_whose_answer_comes_after_the_games_news_is_played_at_once(server
     joins = []
     page.route("**/tables/fish/request", lambda route: joins.append(route))
     page.get_by_role("button", name="Take a seat", exact=True).click()
+    deadline = time.monotonic() + WAIT_MS / 1000
     while not joins:
+        assert time.monotonic() < deadline, "the page sent no join"
         page.wait_for_timeout(20)
     answer = joins[0].fetch()  # the join is made; its answer is held back
     expect(page.locator("#state")).to_contain_text("Red to place", timeout=WAIT_MS)
