@@ -1,13 +1,14 @@
-"""The database thread: where the API's database work runs, one call at a time, on one persistent connection.
+"""Where the API's and the line protocols' database work runs, one call at a time, on one persistent connection.
 
-A server process starts one (`start()`, from tabsite/asgi.py). Calls queue up for it, and it takes all the waiting
-ones at once and runs them in one transaction. A call's writes must be in its own `transaction.atomic()` (every
-service's are), which nests as a savepoint (a game's action has none: it refuses before writing anything): a refused
-call undoes only itself. This is group commit: under load one
-commit, one wake-up of the thread and one of the event loop serve many actions, where each action used to pay for all
-three; when the server is quiet a batch is a single call and nothing waits for company. Results and errors reach the
-callers only after the commit; the updates of a batch are published once it has committed, together (one trip to
-Redis for the batch: `around_each_batch`, games.publication.gathered), before any caller has its answer.
+A server process starts it (`start()`, from tabsite/asgi.py), as TAB_DATABASE_CALLS says: the database thread, or on the
+event loop itself (`OnTheLoop`, SQLite's default). Calls queue up for the thread, and it takes all the waiting ones at
+once and runs them in one transaction; on the loop, the calls of one turn run so at the start of the next. A call's
+writes must be in its own `transaction.atomic()` (every service's are), which nests as a savepoint (a game's action has
+none: it refuses before writing anything): a refused call undoes only itself. This is group commit: under load one
+commit (and, with the thread, one wake-up of it and one of the event loop) serve many actions, where each action used to
+pay for all three; when the server is quiet a batch is a single call and nothing waits for company. Results and errors
+reach the callers only after the commit; the updates of a batch are published once it has committed, together (one trip
+to Redis for the batch: `around_each_batch`, games.publication.gathered), before any caller has its answer.
 
 If the transaction of a batch fails as a whole (a deadlock between two server processes on PostgreSQL, a lost
 connection), nothing of it was committed: each call is run again alone, in its own transaction, and gets its own
@@ -28,6 +29,7 @@ import asyncio
 import contextlib
 import contextvars
 import logging
+import os
 import queue
 import threading
 import time
@@ -35,7 +37,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from django.db import DatabaseError, close_old_connections, connection, connections, transaction
+from django.conf import settings
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, close_old_connections, connection, connections, transaction
 
 logger = logging.getLogger(__name__)
 
@@ -73,11 +76,115 @@ def _settle(calls: list[Call]) -> None:
             call.future.set_exception(value)
 
 
-class DatabaseThread:
+class _Batches:
+    """How a batch of calls is run and its connection checked, wherever it runs."""
+
+    checked_at: float | None = None  # when the connection was last checked (time.monotonic())
+
+    def run_around(self, batch: list[Call]) -> None:
+        try:
+            with contextlib.ExitStack() as around:
+                for context in _around_batches:
+                    around.enter_context(context())
+                self.run_batch(batch)
+        except Exception as error:  # the server must live on: every caller hears of it
+            logger.exception("database calls failed")
+            for call in batch:
+                call.outcome = (False, error)
+
+    def check_connection(self) -> None:
+        """Make Django's checks of the connection if they are due (the module's docstring says when)."""
+        now = time.monotonic()
+        if self.checked_at is None or now - self.checked_at >= CHECK_INTERVAL:
+            close_old_connections()
+            self.checked_at = now
+
+    def run_call(self, call: Call) -> None:
+        call.run()
+
+    def run_batch(self, batch: list[Call]) -> None:
+        run = self.run_call
+        try:
+            self.check_connection()
+            if len(batch) == 1:
+                run(batch[0])
+            else:
+                with transaction.atomic():
+                    for call in batch:
+                        run(call)
+                    if connection.needs_rollback:
+                        # Something left the transaction unable to commit: Django would roll it back without a word.
+                        raise DatabaseError("the transaction of the batch cannot be committed")
+        except DatabaseError as error:
+            # The transaction failed as a whole (at BEGIN or COMMIT): nothing of the batch was committed.
+            logger.warning("a batch of %d database calls failed (%s): running them one by one", len(batch), error)
+            for call in batch:
+                call.outcome = (False, error)
+        # A call that met a database error was undone alone (its savepoint); it may have been a batch's error rather
+        # than its own (a deadlock between two processes' batches, on PostgreSQL): once more, in a transaction alone.
+        for call in batch if len(batch) > 1 else ():
+            if not call.outcome[0] and isinstance(call.outcome[1], DatabaseError):
+                with contextlib.suppress(DatabaseError):
+                    close_old_connections()
+                run(call)
+        if any(not call.outcome[0] and isinstance(call.outcome[1], DatabaseError) for call in batch):
+            self.checked_at = None  # the connection may be broken: checked before the next batch
+
+
+class OnTheLoop(_Batches):
+    """Calls run on the event loop itself, between its turns, on one connection kept for them (SQLite: a statement
+    there takes microseconds and waits for no network). The calls made during one turn of the loop run as one batch at
+    the start of the next, BATCH_MAX at most, and the loop polls its sockets between two batches. This saves the two
+    threads' wake-ups and the GIL's hand-overs of every trip to the database thread (BENCHMARKS.md has the figures).
+
+    Django refuses database calls where an event loop runs unless DJANGO_ALLOW_ASYNC_UNSAFE is set: `start()` sets it
+    for the serving process, whose every database call from the loop goes through here."""
+
+    def __init__(self) -> None:
+        self.pending: dict[asyncio.AbstractEventLoop, list[Call]] = {}
+        self.context = contextvars.Context()  # where the loop's connection lives, and the batches' transactions
+        self.connection: Any = None
+
+    def submit(self, function: Callable, args: tuple, kwargs: dict) -> asyncio.Future:
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        calls = self.pending.setdefault(loop, [])
+        calls.append(Call(function, args, kwargs, future, loop))
+        if len(calls) == 1:
+            loop.call_soon(self.flush, loop)
+        return future
+
+    def flush(self, loop: asyncio.AbstractEventLoop) -> None:
+        calls = self.pending.pop(loop, [])
+        batch, rest = calls[:BATCH_MAX], calls[BATCH_MAX:]
+        if rest:
+            self.pending[loop] = rest
+            loop.call_soon(self.flush, loop)
+        self.context.run(self.run_around, batch)
+        _settle(batch)
+
+    def stop(self) -> None:
+        """Close the loop's connection (calls made afterwards open another)."""
+        self.context.run(connections.close_all)
+
+    def check_connection(self) -> None:
+        super().check_connection()
+        self.connection = connections[DEFAULT_DB_ALIAS]
+
+    def run_call(self, call: Call) -> None:
+        # In its caller's context (its context variables), on the loop's connection.
+        call.context.run(_use_connection, self.connection)
+        call.run()
+
+
+def _use_connection(database: Any) -> None:
+    connections[DEFAULT_DB_ALIAS] = database
+
+
+class DatabaseThread(_Batches):
     def __init__(self) -> None:
         self.calls: queue.SimpleQueue[Call | None] = queue.SimpleQueue()
         self.thread = threading.Thread(target=self.serve, name="tab-database", daemon=True)
-        self.checked_at: float | None = None  # when the connection was last checked (time.monotonic())
 
     def stop(self) -> None:
         """Let the thread finish the calls queued so far, close its connections and end."""
@@ -118,15 +225,7 @@ class DatabaseThread:
             stopping = call is None
             if not batch:
                 continue
-            try:
-                with contextlib.ExitStack() as around:
-                    for context in _around_batches:
-                        around.enter_context(context())
-                    self.run_batch(batch)
-            except Exception as error:  # the thread must live on: every caller hears of it
-                logger.exception("database calls failed")
-                for call in batch:
-                    call.outcome = (False, error)
+            self.run_around(batch)
             by_loop: dict[asyncio.AbstractEventLoop, list[Call]] = {}
             for call in batch:
                 by_loop.setdefault(call.loop, []).append(call)
@@ -134,40 +233,6 @@ class DatabaseThread:
                 with contextlib.suppress(RuntimeError):  # that loop is closed: no one is waiting any more
                     loop.call_soon_threadsafe(_settle, calls)
         connections.close_all()
-
-    def check_connection(self) -> None:
-        """Make Django's checks of the connection if they are due (the module's docstring says when)."""
-        now = time.monotonic()
-        if self.checked_at is None or now - self.checked_at >= CHECK_INTERVAL:
-            close_old_connections()
-            self.checked_at = now
-
-    def run_batch(self, batch: list[Call]) -> None:
-        try:
-            self.check_connection()
-            if len(batch) == 1:
-                batch[0].run()
-            else:
-                with transaction.atomic():
-                    for call in batch:
-                        call.run()
-                    if connection.needs_rollback:
-                        # Something left the transaction unable to commit: Django would roll it back without a word.
-                        raise DatabaseError("the transaction of the batch cannot be committed")
-        except DatabaseError as error:
-            # The transaction failed as a whole (at BEGIN or COMMIT): nothing of the batch was committed.
-            logger.warning("a batch of %d database calls failed (%s): running them one by one", len(batch), error)
-            for call in batch:
-                call.outcome = (False, error)
-        # A call that met a database error was undone alone (its savepoint); it may have been a batch's error rather
-        # than its own (a deadlock between two processes' batches, on PostgreSQL): once more, in a transaction alone.
-        for call in batch if len(batch) > 1 else ():
-            if not call.outcome[0] and isinstance(call.outcome[1], DatabaseError):
-                with contextlib.suppress(DatabaseError):
-                    close_old_connections()
-                call.run()
-        if any(not call.outcome[0] and isinstance(call.outcome[1], DatabaseError) for call in batch):
-            self.checked_at = None  # the connection may be broken: checked before the next batch
 
 
 # What each batch runs inside, given by the apps that need it (games.publication: the batch's updates sent together).
@@ -180,15 +245,19 @@ def around_each_batch(context: Callable[[], contextlib.AbstractContextManager]) 
         _around_batches.append(context)
 
 
-_thread: DatabaseThread | None = None
+_thread: DatabaseThread | OnTheLoop | None = None
 _started = threading.Lock()
 
 
 def start() -> None:
-    """Start this process's database thread, once; from then on the API's database calls go to it."""
+    """Start this process's database thread, once (or, with TAB_DATABASE_CALLS=loop, run the calls on the event loop
+    from now on); from then on the API's database calls go there."""
     global _thread
     with _started:
-        if _thread is None:
+        if _thread is None and settings.TAB_DATABASE_CALLS == "loop":
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+            _thread = OnTheLoop()
+        elif _thread is None:
             thread = DatabaseThread()
             thread.thread.start()
             _thread = thread
@@ -244,5 +313,5 @@ def close_request_connections(**kwargs: Any) -> None:
     """At the end of a request that Django's own handler served (pages, the admin, the web transports of the games):
     under ASGI it ran in a thread of its own, and a connection kept for CONN_MAX_AGE would outlive that thread, one
     per request, until PostgreSQL refuses more clients. The database thread keeps its one connection."""
-    if _thread is None or threading.current_thread() is not _thread.thread:
+    if not isinstance(_thread, DatabaseThread) or threading.current_thread() is not _thread.thread:
         connections.close_all()

@@ -24,9 +24,10 @@ request_finished.connect(dbthread.close_request_connections, dispatch_uid="close
 application = Lifespan(
     BodySizeLimit(application_for(pages)),
     startup=[
+        # First, before the other threads start (with TAB_DATABASE_CALLS=loop it sets an environment variable).
+        dbthread.start,
         server.raise_open_files_limit,
         checkpoints.start,
-        dbthread.start,
         sweeper.start,
         lineservers.start_all,
         runner.resume_in_background,

@@ -225,6 +225,15 @@ else:
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Where a server process runs the database calls of the API and the line protocols: "thread", in a thread of their own
+# (the database's round trips overlap with the event loop's work; several processes), or "loop", on the event loop
+# between its turns (less CPU and shorter waits with SQLite, whose statements wait for no network): core/dbthread.py.
+TAB_DATABASE_CALLS = os.environ.get(
+    "TAB_DATABASE_CALLS", "loop" if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3" else "thread"
+)
+if TAB_DATABASE_CALLS not in ("loop", "thread"):
+    raise ImproperlyConfigured(f"TAB_DATABASE_CALLS must be loop or thread, not {TAB_DATABASE_CALLS!r}")
+
 # Redis: events between server processes and a shared cache.
 REDIS_URL = os.environ.get("REDIS_URL", "")
 

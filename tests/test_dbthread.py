@@ -1,16 +1,18 @@
-"""The database thread's batches: calls that queue up together share one transaction, and each gets its own outcome.
+"""The database calls' batches: calls that queue up together share one transaction, and each gets its own outcome;
+both where a server process can run them, the database thread and the event loop itself (TAB_DATABASE_CALLS).
 
-The thread is the real one, with its own connection, so these tests commit for real (transaction=True). A first call
-holds the thread until the others are queued: they then run as one batch.
+Each runs for real, with a connection of its own, so these tests commit for real (transaction=True). For the thread, a
+first call holds it until the others are queued; on the loop, the calls made in one turn of the loop are a batch.
 """
 
 import asyncio
 import threading
+from collections.abc import Callable
 
 import pytest
 from django.db import OperationalError
 
-from core.dbthread import DatabaseThread
+from core.dbthread import DatabaseThread, OnTheLoop
 from games.models import WaitingRoom
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -32,6 +34,9 @@ def room_add_then_refuse(group: int) -> None:
         raise Refused(f"no room {group}")
 
 
+Runner = Callable[[list], list]
+
+
 @pytest.fixture
 def database_thread():
     thread = DatabaseThread()
@@ -40,7 +45,7 @@ def database_thread():
     thread.stop()
 
 
-def run_batch(database_thread: DatabaseThread, calls: list) -> list:
+def thread_batch(database_thread: DatabaseThread, calls: list) -> list:
     """Submit every (function, *args) while the thread is held, so that they form one batch; return the outcomes."""
     held, release = threading.Event(), threading.Event()
 
@@ -60,15 +65,55 @@ def run_batch(database_thread: DatabaseThread, calls: list) -> list:
     return asyncio.run(main())
 
 
-def test_a_refused_call_undoes_only_itself(database_thread):
-    outcomes = run_batch(database_thread, [(room_add, 1), (room_add_then_refuse, 2), (room_add, 3)])
+class Counted(OnTheLoop):
+    """The calls on the loop, with the size of each batch noted."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.batches: list[int] = []
+
+    def run_batch(self, batch) -> None:
+        self.batches.append(len(batch))
+        super().run_batch(batch)
+
+
+@pytest.fixture
+def on_the_loop(monkeypatch):
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # as start() sets it for a server process
+    calls = Counted()
+    yield calls
+    calls.stop()
+
+
+def loop_batch(on_the_loop: OnTheLoop, calls: list) -> list:
+    """Submit every (function, *args) in one turn of the loop: they form one batch; return the outcomes."""
+
+    async def main() -> list:
+        futures = [on_the_loop.submit(function, tuple(args), {}) for function, *args in calls]
+        return await asyncio.gather(*futures, return_exceptions=True)
+
+    return asyncio.run(main())
+
+
+@pytest.fixture(params=["thread", "loop"])
+def run_batch(request) -> Runner:
+    """Run calls as one batch, in the database thread or on the event loop."""
+    if request.param == "thread":
+        database_thread = request.getfixturevalue("database_thread")
+        return lambda calls: thread_batch(database_thread, calls)
+    on_the_loop = request.getfixturevalue("on_the_loop")
+    return lambda calls: loop_batch(on_the_loop, calls)
+
+
+def test_a_refused_call_undoes_only_itself(run_batch):
+    outcomes = run_batch([(room_add, 1), (room_add_then_refuse, 2), (room_add, 3)])
 
     assert outcomes[0] == 1 and outcomes[2] == 3
     assert isinstance(outcomes[1], Refused) and str(outcomes[1]) == "no room 2"
     assert sorted(WaitingRoom.objects.values_list("pool", flat=True)) == ["1", "3"]
 
 
-def test_a_database_error_in_a_batch_is_tried_again_alone(database_thread):
+def test_a_database_error_in_a_batch_is_tried_again_alone(run_batch):
     attempts = []
 
     def fails_once(group: int) -> int:
@@ -78,24 +123,24 @@ def test_a_database_error_in_a_batch_is_tried_again_alone(database_thread):
             raise OperationalError("deadlock detected")
         return room_add(group)
 
-    outcomes = run_batch(database_thread, [(room_add, 1), (fails_once, 2), (room_add, 3)])
+    outcomes = run_batch([(room_add, 1), (fails_once, 2), (room_add, 3)])
 
     assert outcomes == [1, 2, 3]
     assert attempts == [2, 2]
     assert sorted(WaitingRoom.objects.values_list("pool", flat=True)) == ["1", "2", "3"]
 
 
-def test_the_thread_survives_every_kind_of_failure(database_thread):
+def test_the_thread_survives_every_kind_of_failure(run_batch):
     def crashes() -> None:
         raise RuntimeError("bug")
 
-    outcomes = run_batch(database_thread, [(crashes,), (room_add, 5)])
+    outcomes = run_batch([(crashes,), (room_add, 5)])
 
     assert isinstance(outcomes[0], RuntimeError) and outcomes[1] == 5
-    assert run_batch(database_thread, [(room_add, 6)]) == [6]
+    assert run_batch([(room_add, 6)]) == [6]
 
 
-def test_refused_actions_in_a_batch_change_nothing_and_leave_the_others_applied(database_thread):
+def test_refused_actions_in_a_batch_change_nothing_and_leave_the_others_applied(run_batch):
     from games.models import Game
     from games.rules import tab
     from games.services import GameError, NotYourTurn, game_act, match_join, seat_on_turn
@@ -115,7 +160,6 @@ def test_refused_actions_in_a_batch_change_nothing_and_leave_the_others_applied(
         return game_act(public_id=public_id, user_id=user_id, action=action)
 
     outcomes = run_batch(
-        database_thread,
         [
             (act, one, on_turn_one, tab.Roll()),
             (act, two, waiting_two, tab.Roll()),  # out of turn
@@ -134,7 +178,7 @@ def test_refused_actions_in_a_batch_change_nothing_and_leave_the_others_applied(
         assert game.state == outcome.position != state
 
 
-def test_the_connection_is_checked_after_a_database_error_not_before_every_batch(database_thread, monkeypatch):
+def test_the_connection_is_checked_after_a_database_error_not_before_every_batch(run_batch, monkeypatch):
     """Django's check of a connection (with CONN_HEALTH_CHECKS, a query: on PostgreSQL a round trip) is not made for
     every batch while batches succeed one after another, only once in a while and after a batch's database error."""
     from django.db import DEFAULT_DB_ALIAS, connections
@@ -148,15 +192,67 @@ def test_the_connection_is_checked_after_a_database_error_not_before_every_batch
     monkeypatch.setattr(dbthread, "CHECK_INTERVAL", 3600)  # "once in a while": not within this test
 
     for group in range(1, 6):
-        assert run_batch(database_thread, [(room_add, group)]) == [group]
+        assert run_batch([(room_add, group)]) == [group]
     assert len(checks) <= 1  # the thread's first batch checks its new connection
 
     def connection_lost() -> None:
         raise OperationalError("server closed the connection unexpectedly")
 
     checks.clear()
-    assert isinstance(run_batch(database_thread, [(connection_lost,)])[0], OperationalError)
-    assert run_batch(database_thread, [(room_add, 7)]) == [7]
+    assert isinstance(run_batch([(connection_lost,)])[0], OperationalError)
+    assert run_batch([(room_add, 7)]) == [7]
     assert len(checks) == 1
-    assert run_batch(database_thread, [(room_add, 8)]) == [8]
+    assert run_batch([(room_add, 8)]) == [8]
     assert len(checks) == 1
+
+
+def test_the_calls_of_one_turn_of_the_loop_are_one_batch_and_the_loop_turns_between_batches(on_the_loop, monkeypatch):
+    from core import dbthread
+
+    monkeypatch.setattr(dbthread, "BATCH_MAX", 2)
+    order: list[str] = []
+
+    def noted(group: int) -> int:
+        order.append(f"call {group}")
+        return room_add(group)
+
+    async def main() -> list:
+        futures = [on_the_loop.submit(noted, (group,), {}) for group in range(1, 6)]
+        # Queued after the calls: it runs once their first batch is done, before the next (the loop's other work,
+        # its sockets' polls among it, goes on between two batches).
+        asyncio.get_running_loop().call_soon(order.append, "other work")
+        return await asyncio.gather(*futures)
+
+    assert asyncio.run(main()) == [1, 2, 3, 4, 5]
+    assert on_the_loop.batches == [2, 2, 1]
+    assert order == ["call 1", "call 2", "other work", "call 3", "call 4", "call 5"]
+    assert sorted(WaitingRoom.objects.values_list("pool", flat=True)) == ["1", "2", "3", "4", "5"]
+
+
+def test_a_call_on_the_loop_runs_in_its_callers_context_on_the_loops_own_connection(on_the_loop):
+    from django.db import DEFAULT_DB_ALIAS, connections
+
+    from core import limits
+
+    seen: list[tuple[str, object, bool]] = []
+
+    def note() -> None:
+        used = connections[DEFAULT_DB_ALIAS]
+        seen.append((limits.current_address.get(), used, used.in_atomic_block))
+
+    async def request(address: str) -> None:
+        limits.current_address.set(address)
+        await on_the_loop.submit(note, (), {})
+
+    async def main() -> None:
+        await asyncio.gather(request("192.0.2.1"), request("192.0.2.2"))  # one batch
+        await request("192.0.2.3")  # a batch alone, later
+
+    asyncio.run(main())
+
+    assert [address for address, _, _ in seen] == ["192.0.2.1", "192.0.2.2", "192.0.2.3"]
+    connections_used = {id(used) for _, used, _ in seen}
+    # One connection, and not the test's own.
+    assert len(connections_used) == 1 and id(connections[DEFAULT_DB_ALIAS]) not in connections_used
+    assert [atomic for _, _, atomic in seen] == [True, True, False]  # a batch of two shares a transaction
+    assert on_the_loop.batches == [2, 1]
