@@ -2,8 +2,8 @@
 
 In WAL mode a commit appends the pages it changed to the write-ahead log, and a checkpoint copies them back into the
 database file. By default the connection whose commit takes the log past 1,000 pages makes that checkpoint itself,
-inside its commit: on a server that is the database thread (core/dbthread.py), which then copies megabytes while every
-action waits behind it (a few times a second under load: most of the slowest answers, BENCHMARKS.md).
+inside its commit: on a server that is where the database calls run (core/dbthread.py), which then copies megabytes
+while every action waits behind it (a few times a second under load: most of the slowest answers, BENCHMARKS.md).
 
 So a server process copies the pages in this thread, on a connection of its own, every CHECKPOINT_INTERVAL: a passive
 checkpoint, which copies what no reader still needs and never waits for (nor holds up) the writers and readers; SQLite

@@ -71,7 +71,7 @@ class HealthCheckMiddleware(BothModesMiddleware):
             return await self.get_response(request)
         if refused := refused_method(request):
             return refused
-        # The query goes where the API's do: a database thread that is stuck makes the process unhealthy too.
+        # The query goes where the API's do: database calls that are stuck make the process unhealthy too.
         database = await in_database_thread(database_status)()
         redis_reached = await sync_to_async(redis_status, thread_sensitive=False)()
         return health_response({"database": database, "redis": redis_reached})

@@ -4,9 +4,10 @@ It is Django's own `ASGIHandler` with two differences that matter at that scale:
 
 - No `ThreadSensitiveContext` per request. Django's handler gives each request a thread of its own for its
   synchronous parts, so each request starts a thread and each open stream keeps one parked for its whole life.
-  Here the database work runs in the process's one database thread (core/dbthread.py), which keeps one
-  connection (CONN_MAX_AGE), applies the games' writes in batches instead of racing for SQLite's write lock, and
-  costs nothing per stream. Slow work (password hashing, a stream's first snapshot) goes to worker threads.
+  Here the database work runs where the process runs its database calls (core/dbthread.py: one thread, or with
+  SQLite the event loop itself), on one connection (CONN_MAX_AGE); it applies the games' writes in batches instead
+  of racing for SQLite's write lock, and costs nothing per stream. Slow work (password hashing, a stream's first
+  snapshot) goes to worker threads.
 - A function's request is one JSON object of a few hundred bytes, answered at once: it is read into memory, and
   answered without the request signals (their receivers manage the database connection, which lives in the database
   thread and is checked there before each call, core/dbthread.py) and without a task watching for the client's
