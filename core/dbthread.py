@@ -1,7 +1,7 @@
 """Where the API's and the line protocols' database work runs, one call at a time, on one persistent connection.
 
 A server process starts it (`start()`, from tabsite/asgi.py), as TAB_DATABASE_CALLS says: the database thread, or on the
-event loop itself (`OnTheLoop`, SQLite's default). Calls queue up for the thread, and it takes all the waiting ones at
+event loop itself (`OnTheLoop`, with SQLite only). Calls queue up for the thread, and it takes all the waiting ones at
 once and runs them in one transaction; on the loop, the calls of one turn run so at the start of the next. A call's
 writes must be in its own `transaction.atomic()` (every service's are), which nests as a savepoint (a game's action has
 none: it refuses before writing anything): a refused call undoes only itself. This is group commit: under load one

@@ -226,13 +226,14 @@ else:
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Where a server process runs the database calls of the API and the line protocols: "thread", in a thread of their own
-# (the database's round trips overlap with the event loop's work; several processes), or "loop", on the event loop
-# between its turns (less CPU and shorter waits with SQLite, whose statements wait for no network): core/dbthread.py.
-TAB_DATABASE_CALLS = os.environ.get(
-    "TAB_DATABASE_CALLS", "loop" if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3" else "thread"
-)
+# (the database's round trips and the loop's work overlap), or "loop", on the event loop between its turns (with
+# SQLite only: less CPU and shorter waits below saturation, but a worse tail past it and more memory a draughts
+# connection; BENCHMARKS.md has the figures): core/dbthread.py.
+TAB_DATABASE_CALLS = os.environ.get("TAB_DATABASE_CALLS", "thread")
 if TAB_DATABASE_CALLS not in ("loop", "thread"):
     raise ImproperlyConfigured(f"TAB_DATABASE_CALLS must be loop or thread, not {TAB_DATABASE_CALLS!r}")
+if TAB_DATABASE_CALLS == "loop" and DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
+    raise ImproperlyConfigured("TAB_DATABASE_CALLS=loop is for SQLite: a database's round trips would stall the loop")
 
 # Redis: events between server processes and a shared cache.
 REDIS_URL = os.environ.get("REDIS_URL", "")

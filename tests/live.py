@@ -75,6 +75,11 @@ def suite_uses_postgres() -> bool:
     return settings.DATABASES["default"]["ENGINE"].startswith("django.db.backends.postgresql")
 
 
+def database_calls() -> list[str]:
+    """Where a live server may run its database calls (TAB_DATABASE_CALLS): on the event loop with SQLite only."""
+    return ["thread"] if suite_uses_postgres() else ["thread", "loop"]
+
+
 def postgres_available() -> bool:
     try:
         import psycopg

@@ -14,6 +14,7 @@ import pytest
 
 from .draughts_client import Client, room, tls_context
 from .faults import query
+from .live import database_calls
 
 START = "0b0b0b0bb0b0b0b00b0b0b0b0000000000000000w0w0w0w00w0w0w0ww0w0w0w0"
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
@@ -31,11 +32,12 @@ VARIABLES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def server(live_databases, tmp_path_factory):
+@pytest.fixture(scope="module", params=database_calls())
+def server(request, live_databases, tmp_path_factory):
+    """A live server; the module's tests run against one for each place its database calls may run."""
     from .live import Server
 
-    server = Server(live_databases.new(), tmp_path_factory.mktemp("draughts"))
+    server = Server(live_databases.new(), tmp_path_factory.mktemp("draughts"), TAB_DATABASE_CALLS=request.param)
     yield server
     server.stop()
 

@@ -14,15 +14,17 @@ import pytest
 from games.rules.fish import COLOURS, ENGINE
 
 from .fish_client import Client, Player
+from .live import database_calls
 
 CARD = "4111-1111-1111-1111"
 
 
-@pytest.fixture(scope="module")
-def server(live_databases, tmp_path_factory):
+@pytest.fixture(scope="module", params=database_calls())
+def server(request, live_databases, tmp_path_factory):
+    """A live server; the module's tests run against one for each place its database calls may run."""
     from .live import Server
 
-    server = Server(live_databases.new(), tmp_path_factory.mktemp("fish"))
+    server = Server(live_databases.new(), tmp_path_factory.mktemp("fish"), TAB_DATABASE_CALLS=request.param)
     yield server
     server.stop()
 

@@ -17,6 +17,7 @@ from .live import (
     REDIS_TEST_URL,
     Server,
     Stream,
+    database_calls,
     next_action,
     redis_available,
     redis_flush,
@@ -315,11 +316,13 @@ def test_two_processes_sharing_postgres_and_redis_play_a_game_to_its_end(postgre
         second.stop()
 
 
-def test_complete_games_on_every_board_size_at_once(start_server):
-    """Five games, one per board size, played at the same time to their end, every update checked."""
+@pytest.mark.parametrize("calls", database_calls())
+def test_complete_games_on_every_board_size_at_once(start_server, calls):
+    """Five games, one per board size, played at the same time to their end, every update checked; with the server's
+    database calls in their thread, and on its event loop."""
     from concurrent.futures import ThreadPoolExecutor
 
-    server = start_server()
+    server = start_server(TAB_DATABASE_CALLS=calls)
 
     def play(size: int) -> dict:
         nicks = {f"blue{size}": f"pw-{size}", f"red{size}": f"pw-{size}"}

@@ -10,15 +10,17 @@ import httpx
 import pytest
 
 from .faults import query
+from .live import database_calls
 
 pytestmark = pytest.mark.server
 
 
-@pytest.fixture(scope="module")
-def server(live_databases, tmp_path_factory):
+@pytest.fixture(scope="module", params=database_calls())
+def server(request, live_databases, tmp_path_factory):
+    """A live server; the module's tests run against one for each place its database calls may run."""
     from .live import Server
 
-    server = Server(live_databases.new(), tmp_path_factory.mktemp("plakoto"))
+    server = Server(live_databases.new(), tmp_path_factory.mktemp("plakoto"), TAB_DATABASE_CALLS=request.param)
     yield server
     server.stop()
 
