@@ -194,7 +194,8 @@ try:
     }
 except ValueError as error:
     raise ImproperlyConfigured(f"DATABASE_URL is not a database URL: {error}") from None
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+SQLITE = DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
+if SQLITE:
     DATABASES["default"]["OPTIONS"] = {
         # IMMEDIATE: a transaction takes the write lock when it begins, so two writers queue on the busy timeout
         # instead of one failing with "database is locked" when it upgrades a read lock.
@@ -232,7 +233,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 TAB_DATABASE_CALLS = os.environ.get("TAB_DATABASE_CALLS", "thread")
 if TAB_DATABASE_CALLS not in ("loop", "thread"):
     raise ImproperlyConfigured(f"TAB_DATABASE_CALLS must be loop or thread, not {TAB_DATABASE_CALLS!r}")
-if TAB_DATABASE_CALLS == "loop" and DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
+if TAB_DATABASE_CALLS == "loop" and not SQLITE:
     raise ImproperlyConfigured("TAB_DATABASE_CALLS=loop is for SQLite: a database's round trips would stall the loop")
 
 # Redis: events between server processes and a shared cache.
