@@ -5,7 +5,10 @@ hundreds of actions a second, and would only slow a test run or a management com
 server's start-up (tabsite/asgi.py), never at import.
 """
 
+import ctypes
 import gc
+import os
+import platform
 import sys
 
 # The young generation is collected after 20,000 new objects (a request allocates a few thousand); the middle one every
@@ -15,11 +18,27 @@ GC_THRESHOLDS = (20_000, 2, 100)
 # The database thread gives up the GIL in every SQLite call and must take it back from the busy event loop, which keeps
 # it for up to this interval: 1 ms instead of the default 5 ms shortens the slowest updates (BENCHMARKS.md).
 SWITCH_INTERVAL = 0.001
+# glibc's allocator gives a block of at least this many bytes a mapping of its own, returned whole when it is freed.
+# Its default moves: once such a block is freed, the threshold rises to that block's size, and the next large blocks
+# (a TLS connection's read buffer is 256 KiB, mostly never written) come from the heap, whose pages, once used, count
+# for every connection. Fixed at glibc's own starting value, a draughts connection takes half the memory
+# (BENCHMARKS.md). The environment's MALLOC_MMAP_THRESHOLD_, if set, wins.
+MMAP_THRESHOLD = 128 * 1024
+_M_MMAP_THRESHOLD = -3  # mallopt's parameter (malloc.h)
 
 
 def tune_for_serving() -> None:
     """Keep what start-up loaded (it lives as long as the process) out of the collector's passes, and apply the
-    thresholds and the GIL's switch interval above."""
+    thresholds, the GIL's switch interval and the allocator's threshold above."""
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
     sys.setswitchinterval(SWITCH_INTERVAL)
+    fix_mmap_threshold()
+
+
+def fix_mmap_threshold() -> bool:
+    """Fix glibc's threshold for a block's own mapping at MMAP_THRESHOLD; return whether it is fixed (not on another C
+    library, nor where the environment sets it already)."""
+    if platform.libc_ver()[0] != "glibc" or "MALLOC_MMAP_THRESHOLD_" in os.environ:
+        return False
+    return ctypes.CDLL(None).mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD) == 1

@@ -3,6 +3,7 @@ settings that pass `check --deploy`, DEBUG off unless asked, and server errors t
 
 import json
 import os
+import platform
 import subprocess
 import sys
 
@@ -128,10 +129,32 @@ def test_server_errors_are_json_without_a_traceback(start_server, live_databases
     assert "Traceback" in server.log.read_text()  # the log keeps it, for whoever runs the server
 
 
+# Run in the scripts below: whether a large block that glibc's default threshold would give its own mapping comes from
+# the heap (the threshold moved) after a larger one was freed.
+LARGE_BLOCK_FROM_HEAP = """
+import ctypes
+
+def large_block_from_heap():
+    libc = ctypes.CDLL(None)
+    libc.malloc.restype = ctypes.c_void_p
+    libc.free.argtypes = [ctypes.c_void_p]
+    libc.free(libc.malloc(1 << 20))  # above the threshold: its own mapping, and once freed, the threshold moves up
+    block = libc.malloc(512 << 10)
+    with open("/proc/self/maps") as maps:
+        heap = [line.split()[0] for line in maps if line.rstrip().endswith("[heap]")]
+    libc.free(block)
+    start, end = (int(bound, 16) for bound in heap[0].split("-")) if heap else (0, 0)
+    return start <= block < end
+"""
+
+
 def test_the_interpreter_is_tuned_by_the_servers_start_up_not_by_an_import(tmp_path):
-    script = """
+    script = (
+        LARGE_BLOCK_FROM_HEAP
+        + """
 import asyncio, gc, json, sys
 defaults = [list(gc.get_threshold()), sys.getswitchinterval()]
+moving = large_block_from_heap()
 import tabsite.asgi as asgi
 imported = [list(gc.get_threshold()), sys.getswitchinterval()]
 
@@ -149,18 +172,24 @@ async def start():
     return sent
 
 sent = asyncio.run(start())
-print(json.dumps([defaults, imported, [list(gc.get_threshold()), sys.getswitchinterval()], sent]))
+started = [list(gc.get_threshold()), sys.getswitchinterval()]
+print(json.dumps([defaults, imported, started, sent, moving, large_block_from_heap()]))
 """
+    )
     env = {**os.environ, "TAB_VAR_DIR": str(tmp_path), "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}
     env["DRAUGHTS_PORT"] = str(free_port())
     env["FISH_PORT"] = str(free_port())
     env.pop("REDIS_URL", None)
+    env.pop("MALLOC_MMAP_THRESHOLD_", None)  # set, it would decide the threshold
     result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    defaults, imported, started, sent = json.loads(result.stdout.strip().splitlines()[-1])
+    defaults, imported, started, sent, moving, moved = json.loads(result.stdout.strip().splitlines()[-1])
     assert imported == defaults
     assert started == [list(interpreter.GC_THRESHOLDS), interpreter.SWITCH_INTERVAL] != defaults
     assert sent == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
+    # glibc's threshold moved by itself before start-up, and stays fixed after it.
+    if platform.libc_ver()[0] == "glibc":
+        assert (moving, moved) == (True, False)
 
 
 def test_the_sqlite_database_is_readable_by_its_owner_alone(tmp_path):
