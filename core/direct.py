@@ -11,6 +11,9 @@ protocols' lean handler would have added:
   worked out by those middleware themselves on a stand-in request with the same scheme and proxy header (the only
   parts of a request they read for them) and kept per pair.
 
+An answer written by the HTTP protocol itself (a mount's `early`, core/server.py) carries the same headers, from
+`headers_of` and `json_head`.
+
 A request that Django's middleware would answer differently goes to the lean handler instead (`Direct.fallback`): a
 preflight (OPTIONS), and any request that `SecurityMiddleware` would redirect to HTTPS. What a view raises is turned
 into the answer Django's would give (`failure`: RefusalMiddleware's to a limit or an unreachable database, Django's
@@ -81,27 +84,39 @@ def _added_of(scheme: str, proxy: bytes | None, proxied: str | None) -> Headers 
     ]
 
 
+# The headers the middleware adds, by scheme and proxy header: None where the request is redirected.
+_added: dict[tuple[str, str | None], Headers | None] = {}
+
+
+def headers_of(scope: dict) -> Headers | None:
+    """The headers of every answer to this request but its type and length, or None if the lean handler must answer
+    it (a preflight; a request SecurityMiddleware redirects). Reads the scope's method, scheme and headers only."""
+    if scope["method"] == "OPTIONS":
+        return None
+    proxy = _proxy_header()
+    proxied = None if proxy is None else header_value(scope, proxy)
+    key = (scope.get("scheme", "http"), proxied)
+    if key not in _added:
+        if len(_added) >= 16:  # a proxy header that varies: work it out each time
+            _added.clear()
+        _added[key] = _added_of(key[0], proxy, proxied)
+    return _added[key]
+
+
 class Direct:
     """What answers a protocol's requests directly; `fallback` is the lean handler, for the requests it leaves."""
 
     def __init__(self, fallback: ASGIApp) -> None:
         self.fallback = fallback
-        # The headers the middleware adds, by scheme and proxy header: None where the request is redirected.
-        self._added: dict[tuple[str, str | None], Headers | None] = {}
 
     def headers(self, scope: dict) -> Headers | None:
-        """The headers of every answer to this request but its type and length, or None if the lean handler must
-        answer it (a preflight; a request SecurityMiddleware redirects)."""
-        if scope["method"] == "OPTIONS":
-            return None
-        proxy = _proxy_header()
-        proxied = None if proxy is None else header_value(scope, proxy)
-        key = (scope.get("scheme", "http"), proxied)
-        if key not in self._added:
-            if len(self._added) >= 16:  # a proxy header that varies: work it out each time
-                self._added.clear()
-            self._added[key] = _added_of(key[0], proxy, proxied)
-        return self._added[key]
+        """`headers_of(scope)`."""
+        return headers_of(scope)
+
+
+def json_head(body: bytes, headers: Headers) -> Headers:
+    """The headers of a JSON answer: its type, the headers given, its length."""
+    return [(b"Content-Type", b"application/json"), *headers, (b"Content-Length", str(len(body)).encode())]
 
 
 async def answer(scope: dict, send, status: int, body: bytes, headers: Headers) -> None:
@@ -109,7 +124,8 @@ async def answer(scope: dict, send, status: int, body: bytes, headers: Headers) 
     if status >= 400:
         response = HttpResponse(status=status)
         log_response("%s: %s", response.reason_phrase, scope["path"], response=response)
-    await _send(send, status, [(b"Content-Type", b"application/json"), *headers], body)
+    await send({"type": "http.response.start", "status": status, "headers": json_head(body, headers)})
+    await send({"type": "http.response.body", "body": body})
 
 
 async def answer_response(scope: dict, send, response: HttpResponseBase, headers: Headers) -> None:

@@ -15,10 +15,19 @@ import contextlib
 import json
 import resource
 import socket
+from collections.abc import Callable
+from functools import cache
 
+import httptools
 from django.conf import settings
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from django.utils.module_loading import import_string
+from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 from uvicorn_worker import UvicornWorker
+
+from . import transports
+
+# `early(path, scope)` of a mount (core/transports.py): a GET's body and headers, or None.
+Early = Callable[[str, dict], tuple[bytes, list[tuple[bytes, bytes]]] | None]
 
 # Descriptors kept for what is not a client: the database, Redis, log files, line servers, the interpreter's own.
 RESERVED_FILES = 512
@@ -71,14 +80,28 @@ def _no_delay(transport) -> None:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
+@cache
+def _early() -> tuple[tuple[str, Early], ...]:
+    """The mounts' answerers before the application, by path prefix."""
+    return tuple((f"/{mount.prefix}", import_string(mount.early)) for mount in transports.mounts() if mount.early)
+
+
 class HttpProtocol(HttpToolsProtocol):
-    """uvicorn's HTTP/1.1 protocol, with deadlines for each request's headers and body, and a cap on connections.
+    """uvicorn's HTTP/1.1 protocol, with deadlines for each request's headers and body, and a cap on connections;
+    and a mount's requests answered from memory as soon as their headers are read (`early`).
 
     A connection's deadline is a number that each phase of a request sets (or clears, between requests); one timer
     per connection checks it when it fires, and sets itself again for a deadline that moved on meanwhile. So a request
-    costs no timer of its own: a client on a kept-alive connection sends many in the time one timer runs."""
+    costs no timer of its own: a client on a kept-alive connection sends many in the time one timer runs.
+
+    A mount may answer a GET without a body from memory (a Plakoto client's poll of a table's status): its `early`
+    is asked when the request's headers are complete, and what it gives is written at once, with the headers uvicorn
+    would have added, in one write; no request cycle, no task, no ASGI call. Only on a connection with no request of
+    its own in flight (an answer must never overtake an earlier one), with keep-alive (HTTP/1.1), no access log and
+    writing not paused; anything else goes the usual way."""
 
     refused = False
+    answered = False  # the request under way was answered early
     lingering = 0  # refused connections of the process still open
     due: float | None = None  # when the phase under way must end (loop time), or None between requests
     due_message = ""
@@ -110,19 +133,59 @@ class HttpProtocol(HttpToolsProtocol):
         self.transport.close()
 
     def on_message_begin(self) -> None:
+        self.answered = False
         super().on_message_begin()
         # The first request's headers are due within the time from the connection; each later one's, from its start.
         if self.due is None:
             self._expect_headers()
 
     def on_headers_complete(self) -> None:
+        if self._answer_early():
+            self.answered = True
+            self.due = None
+            self.on_response_complete()  # uvicorn's: the keep-alive timer armed, reading resumed
+            return
         super().on_headers_complete()
         # The body, if any, is due within its own time (a request without one completes at once, which clears it).
         self._expect(settings.TAB_BODY_TIMEOUT, f"Request body not received within {settings.TAB_BODY_TIMEOUT} s")
 
+    def on_body(self, body: bytes) -> None:
+        if not self.answered:
+            super().on_body(body)
+
     def on_message_complete(self) -> None:
         self.due = None
-        super().on_message_complete()
+        if not self.answered:
+            super().on_message_complete()
+
+    def _answer_early(self) -> bool:
+        """Answer the request whose headers are complete from a mount's `early`, if it may be; return whether it was."""
+        if not _early() or self.pipeline or (self.cycle is not None and not self.cycle.response_complete):
+            return False
+        parser = self.parser
+        if parser.get_method() != b"GET" or parser.get_http_version() != "1.1" or not parser.should_keep_alive():
+            return False
+        if parser.should_upgrade() or self.access_log or self.flow.write_paused:
+            return False
+        if any(name in (b"content-length", b"transfer-encoding") for name, _ in self.headers):
+            return False  # a body (a GET's is ignored, but read): the usual way
+        raw = httptools.parse_url(self.url).path
+        if b"%" in raw:
+            return False
+        path = raw.decode("ascii")
+        for prefix, early in _early():
+            if path.startswith(prefix):
+                scope = {"method": "GET", "path": path, "scheme": self.scheme, "headers": self.headers}
+                found = early(path, scope)
+                if found is None:
+                    return False
+                body, headers = found
+                head = [STATUS_LINE[200]]
+                for name, value in (*self.server_state.default_headers, *headers):
+                    head += [name.lower(), b": ", value, b"\r\n"]
+                self.transport.write(b"".join([*head, b"\r\n", body]))
+                return True
+        return False
 
     def connection_lost(self, exc) -> None:
         self.due = None

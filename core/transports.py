@@ -28,6 +28,9 @@ class WebMount:
     # The dotted path of `serve(scope, receive, send, direct)`, which answers the mount's requests on the ASGI
     # connection itself and hands the lean handler those it leaves (core/direct.py); "" for none.
     direct: str = ""
+    # The dotted path of `early(path, scope)`, which answers a GET of the mount from memory before the application is
+    # called (core/server.py: no request cycle, no task), or returns None to leave it to `direct`; "" for none.
+    early: str = ""
 
 
 def mounts() -> list[WebMount]:

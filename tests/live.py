@@ -463,3 +463,26 @@ def next_action(message: dict, rng) -> tuple[str, dict]:
     if not moves:
         return "roll", {}
     return "notify", {"cell": rng.choice(moves).origin}
+
+
+def raw_answers(port: int, data: bytes, count: int) -> list[tuple[list[bytes], bytes]]:
+    """Send `data` on a new connection and read `count` answers: each one's header lines (its date left out) and
+    body."""
+    answers = []
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as client:
+        client.sendall(data)
+        received = b""
+        while len(answers) < count:
+            head, found, rest = received.partition(b"\r\n\r\n")
+            lines = head.split(b"\r\n")
+            length = next(
+                (int(line.split(b":")[1]) for line in lines if line.lower().startswith(b"content-length:")), -1
+            )
+            if found and 0 <= length <= len(rest):
+                answers.append(([line for line in lines if not line.lower().startswith(b"date:")], rest[:length]))
+                received = rest[length:]
+                continue
+            chunk = client.recv(65536)
+            assert chunk, "the connection was closed"
+            received += chunk
+    return answers

@@ -2,6 +2,7 @@
 message of the API's page, a whole game played through it, the turn timeout applied by the server itself, and
 simultaneous requests on one table."""
 
+import json
 import random
 import threading
 import time
@@ -10,7 +11,7 @@ import httpx
 import pytest
 
 from .faults import query
-from .live import database_calls
+from .live import database_calls, raw_answers
 
 pytestmark = pytest.mark.server
 
@@ -306,6 +307,31 @@ def test_the_api_answered_on_the_connection_has_the_lean_handlers_headers(api):
     same_headers(direct, lean)
     assert direct.headers["x-content-type-options"] == "nosniff"
     assert direct.headers["access-control-allow-origin"] == "*"
+
+
+def test_a_status_kept_in_memory_is_answered_as_the_database_read_was_and_in_the_requests_order(api, server):
+    """A poll whose answer is kept is written as soon as its headers are read (core/server.py): the same bytes as the
+    poll before it, answered from the database; and a poll sent right behind a move, on the same connection, is
+    answered after it, with the status the move left."""
+    name = "early"
+    poll = f"GET /plakoto/{name}/status/ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
+    fresh(api, name)  # a reset: the status read next comes from the database
+    read, kept = raw_answers(server.port, poll + poll, 2)
+    assert read == kept and json.loads(read[1])[0]["status"] == "not active"
+    assert b"content-type: application/json" in read[0] and b"x-content-type-options: nosniff" in read[0]
+    tokens = seated(api, name)
+    before = status(api, name)
+    x, y, destination = moves_of(api, name, tokens["W"])[0]
+    body = json.dumps({"x": destination}).encode()
+    move = (
+        f"PUT /plakoto/{name}/board/piece/{x}/{y}/ HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Token: {tokens['W']}\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
+    (moved, board), (_, after) = raw_answers(server.port, move + poll, 2)
+    assert moved[0].startswith(b"HTTP/1.1 200") and len(json.loads(board)) == 360
+    assert (
+        len(json.loads(after)[0]["dice_left"]) == len(before["dice_left"]) - 1 or json.loads(after)[0]["p_turn"] == "B"
+    )
 
 
 def test_behind_an_https_proxy_the_api_is_redirected_or_answered_with_hsts(live_databases, tmp_path):

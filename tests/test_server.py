@@ -13,6 +13,8 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResp
 
 from core.server import HttpProtocol
 
+from .live import raw_answers
+
 
 def connect(server) -> socket.socket:
     return socket.create_connection(("127.0.0.1", server.port), timeout=30)
@@ -206,6 +208,72 @@ def test_a_server_handed_its_listening_socket_as_a_descriptor_sends_each_write_a
                 received += chunk
         assert received.startswith(b"HTTP/1.1 200") and received.endswith(b"ok")
         assert seen == [1]
+    finally:
+        server.should_exit = True
+        thread.join(30)
+        listener.close()
+
+
+def test_a_mounts_early_answer_is_written_when_its_headers_are_read_and_never_overtakes(monkeypatch):
+    """A poll whose answer a mount keeps in memory (a Plakoto table's status) is answered by the protocol itself, with
+    no request cycle: the application is not called. Any other request goes to the application, and so does a kept
+    poll that is not a plain keep-alive GET or that comes behind a request still being answered (pipelined): answers
+    keep the requests' order."""
+    import asyncio
+    import threading
+
+    import uvicorn
+
+    from protocols.plakoto import polls
+
+    kept = polls.Polls()
+    monkeypatch.setattr(polls, "polls", kept)
+    text = b'[{"status": "kept"}]'
+    assert kept.keep("early", kept.since(), ["plakoto-table-early"], text)
+    called: list[tuple[str, str]] = []
+
+    async def app(scope, receive, send) -> None:
+        called.append((scope["method"], scope["path"]))
+        while (await receive()).get("more_body"):
+            pass
+        body = b"application"
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"11")]})
+        await send({"type": "http.response.body", "body": body})
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    config = uvicorn.Config(
+        app, fd=listener.fileno(), http=HttpProtocol, lifespan="off", log_level="warning", access_log=False
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=lambda: asyncio.run(server.serve()), daemon=True)
+    thread.start()
+
+    def exchange(data: bytes, count: int) -> list[bytes]:
+        """Send `data` on a new connection and return the bodies of the `count` answers, in the order they came."""
+        return [body for _, body in raw_answers(port, data, count)]
+
+    poll = b"GET /plakoto/early/status/ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert exchange(poll + poll, 2) == [text, text] and called == []
+        assert exchange(b"GET /plakoto/other/status/ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 1) == [b"application"]
+        assert called == [("GET", "/plakoto/other/status/")]
+        called.clear()
+        # Not a plain keep-alive GET without a body: the application's.
+        for variant in (
+            b"GET /plakoto/early/status/ HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n",
+            b"GET /plakoto/early/status/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n",
+        ):
+            assert exchange(variant, 1) == [b"application"]
+        assert len(called) == 2
+        called.clear()
+        # Behind a request still being answered: in their turn, by the application.
+        move = b'PUT /plakoto/early/board/piece/1/1/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 8\r\n\r\n{"x": 3}'
+        assert exchange(move + poll + poll, 3) == [b"application"] * 3
+        assert called == [("PUT", "/plakoto/early/board/piece/1/1/")] + [("GET", "/plakoto/early/status/")] * 2
     finally:
         server.should_exit = True
         thread.join(30)

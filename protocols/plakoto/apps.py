@@ -15,6 +15,7 @@ class PlakotoConfig(AppConfig):
             "protocols.plakoto.urls",
             lean=True,
             direct="protocols.plakoto.views.serve",
+            early="protocols.plakoto.views.status_early",
             methods="GET, POST, PUT, OPTIONS",
             headers="Content-Type, X-Token",
         ),

@@ -7,7 +7,8 @@ refusal `{"errormesg": …}` with 400 (404 for what does not exist).
 Its clients poll: the API is answered on the ASGI connection itself (`serve`, core/direct.py; its mount in apps.py),
 the lean handler of the protocols serving what it leaves, and a request is one call to the process's database thread,
 which routes, reads or writes, and renders the answer; a `GET status/` whose answer is kept in memory (polls.py) is
-answered on the event loop without one. The page's own calls
+answered on the event loop without one, by the HTTP protocol itself as soon as its headers are read (`status_early`,
+core/server.py), or here when the protocol leaves it. The page's own calls
 that need its session (a signed-in player's seat, the computer's) are Django's usual views, at /tables/plakoto/, with
 the table's stream, which players' pages and spectators follow instead of polling.
 """
@@ -25,7 +26,7 @@ from django.views.decorators.http import require_GET
 
 from core import limits
 from core.dbthread import in_database_thread, in_worker_thread
-from core.direct import Direct, failure, header_value, read_small_body
+from core.direct import Direct, failure, header_value, headers_of, json_head, read_small_body
 from core.direct import answer as answer_directly
 from core.direct import answer_response as direct_response
 from core.sse import event_stream, ping_unless_woken
@@ -140,6 +141,18 @@ async def serve(scope: dict, receive, send, direct: Direct) -> None:
         await direct_response(scope, send, failure(scope, body, error), headers)
         return
     await answer_directly(scope, send, status, text, headers)
+
+
+def status_early(path: str, scope: dict) -> tuple[bytes, list[tuple[bytes, bytes]]] | None:
+    """A `GET status/` whose answer is kept in memory, answered before the application is called (core/server.py):
+    its body and headers, those `serve` would send; None for any other request, or an answer not kept."""
+    kept = polls.polls
+    if kept is None:
+        return None
+    name, _, rest = path.removeprefix(PREFIX).partition("/")
+    if rest.strip("/") != "status" or (text := kept.answer(name)) is None or (headers := headers_of(scope)) is None:
+        return None
+    return text, json_head(text, headers)
 
 
 async def _status_polled(kept: polls.Polls, name: str) -> Answer:
