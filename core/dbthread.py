@@ -136,6 +136,8 @@ class OnTheLoop(_Batches):
     there takes microseconds and waits for no network). The calls made during one turn of the loop run as one batch at
     the start of the next, BATCH_MAX at most, and the loop polls its sockets between two batches. This saves the two
     threads' wake-ups and the GIL's hand-overs of every trip to the database thread (BENCHMARKS.md has the figures).
+    Past saturation, though, new connections wait: the event loop (uvloop's libuv) accepts one connection a turn, and
+    every turn then runs a batch; with the thread, the loop's turns stay short.
 
     Django refuses database calls where an event loop runs unless DJANGO_ALLOW_ASYNC_UNSAFE is set: `start()` sets it
     for the serving process, whose every database call from the loop goes through here."""
