@@ -1,6 +1,7 @@
 """The HTTP server's guards (core/server.py, core/bodylimit.py), against a real server process over raw sockets: a
 request's headers and body have a deadline, a process holds a capped number of connections and answers past it, and
-spectators' streams are capped per address and per game. Plus the fence around what core/server.py takes from uvicorn.
+spectators' streams are capped per address and per game; a mount's answers kept in memory are written by
+the protocol itself, never ahead of an earlier answer. Plus the fence around what core/server.py takes from uvicorn.
 """
 
 import inspect
@@ -9,7 +10,8 @@ import socket
 import time
 
 import pytest
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
+from uvicorn.protocols.http.flow_control import FlowControl
+from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol, RequestResponseCycle
 
 from core.server import HttpProtocol
 
@@ -40,12 +42,19 @@ def test_what_the_protocol_takes_from_uvicorn_is_still_there():
         "on_headers_complete": ["self"],
         "on_message_complete": ["self"],
         "data_received": ["self", "data"],
+        "on_body": ["self", "body"],
+        "on_response_complete": ["self"],
     }.items():
         assert list(inspect.signature(getattr(HttpToolsProtocol, name)).parameters) == parameters, name
     source = inspect.getsource(HttpToolsProtocol)
-    for attribute in ("self.connections", "self.transport", "self.loop", "self.cycle"):
+    # What the early answers read (HttpProtocol._answer_early).
+    early = ("self.pipeline", "self.parser", "self.url", "self.scheme", "self.access_log", "self.flow", "self.headers")
+    for attribute in ("self.connections", "self.transport", "self.loop", "self.cycle", *early):
         assert attribute in source, attribute
+    assert "self.server_state.default_headers" in source and "write_paused" in inspect.getsource(FlowControl)
+    assert STATUS_LINE[200] == b"HTTP/1.1 200 OK\r\n"
     assert "self.response_started" in inspect.getsource(RequestResponseCycle)
+    assert "self.response_complete" in inspect.getsource(RequestResponseCycle)
     assert issubclass(HttpProtocol, HttpToolsProtocol)
 
 
