@@ -239,7 +239,9 @@ def _expected(
             raise OutOfBudget
         following = after(engine, state, actor, result, rng)
         total += probability * position_value(engine, following, me, depth, rng, budget, thrown=True)
-    return total
+    # An average of values in [-1, 1] stays there, but its float sum may not: Plakoto's 21 rolls, each a win, add up to
+    # 1.0000000000000002, and an analysis's chance (value + 1) / 2 then passed 1.
+    return max(-1.0, min(1.0, total))
 
 
 def action_values(
