@@ -116,7 +116,11 @@ class Direct:
 
 def json_head(body: bytes, headers: Headers) -> Headers:
     """The headers of a JSON answer: its type, the headers given, its length."""
-    return [(b"Content-Type", b"application/json"), *headers, (b"Content-Length", str(len(body)).encode())]
+    return _with_length([(b"Content-Type", b"application/json"), *headers], body)
+
+
+def _with_length(head: Headers, body: bytes) -> Headers:
+    return [*head, (b"Content-Length", str(len(body)).encode())]
 
 
 async def answer(scope: dict, send, status: int, body: bytes, headers: Headers) -> None:
@@ -124,8 +128,7 @@ async def answer(scope: dict, send, status: int, body: bytes, headers: Headers) 
     if status >= 400:
         response = HttpResponse(status=status)
         log_response("%s: %s", response.reason_phrase, scope["path"], response=response)
-    await send({"type": "http.response.start", "status": status, "headers": json_head(body, headers)})
-    await send({"type": "http.response.body", "body": body})
+    await _send(send, status, json_head(body, headers), body)
 
 
 async def answer_response(scope: dict, send, response: HttpResponseBase, headers: Headers) -> None:
@@ -137,11 +140,10 @@ async def answer_response(scope: dict, send, response: HttpResponseBase, headers
     names = {name.lower() for name, _ in own} | {b"content-length"}
     head = [pair for pair in own if pair[0].lower() != b"content-length"]
     head += [pair for pair in headers if pair[0].lower() not in names]
-    await _send(send, response.status_code, head, response.content)
+    await _send(send, response.status_code, _with_length(head, response.content), response.content)
 
 
 async def _send(send, status: int, head: Headers, body: bytes) -> None:
-    head.append((b"Content-Length", str(len(body)).encode()))
     await send({"type": "http.response.start", "status": status, "headers": head})
     await send({"type": "http.response.body", "body": body})
 

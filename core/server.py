@@ -142,7 +142,6 @@ class HttpProtocol(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         if self._answer_early():
             self.answered = True
-            self.due = None
             self.on_response_complete()  # uvicorn's: the keep-alive timer armed, reading resumed
             return
         super().on_headers_complete()
