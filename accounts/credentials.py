@@ -10,6 +10,11 @@ without it, a Redis outage made every call hash again (one to two seconds a call
 time). While Redis is reachable it alone is believed, so that a changed password or a deactivated account, dropped
 there by any process, is refused by all of them; during an outage, another process may still let a dropped pair in
 until it expires (TAB_CREDENTIALS_TTL).
+
+A pair in use stays remembered: used in the second half of its life, its life is extended to a whole TTL again (at
+most one write to the cache a pair each half TTL, in each process). Otherwise every pair verified in one burst (a
+class signing in at the start of a lesson) expired in the same second, and every one of their next calls queued for
+a hash at once. Times are the wall clock's, as the caches' own.
 """
 
 import hashlib
@@ -34,16 +39,22 @@ class _LocalPairs:
     def get(self, key: str) -> tuple[str, int] | None:
         with self.lock:
             entry = self.entries.get(key)
-        if entry is None or entry[2] < time.monotonic():
+        if entry is None or entry[2] < time.time():
             return None
         return entry[0], entry[1]
 
     def set(self, key: str, fingerprint: str, user_id: int) -> None:
         with self.lock:
-            self.entries[key] = (fingerprint, user_id, time.monotonic() + settings.TAB_CREDENTIALS_TTL)
+            self.entries[key] = (fingerprint, user_id, time.time() + settings.TAB_CREDENTIALS_TTL)
             self.entries.move_to_end(key)
             while len(self.entries) > LOCAL_ENTRIES:
                 self.entries.popitem(last=False)
+
+    def half_gone(self, key: str) -> bool:
+        """Whether this process last remembered the pair at `key` more than half a TTL ago, or never."""
+        with self.lock:
+            entry = self.entries.get(key)
+        return entry is None or entry[2] - time.time() < settings.TAB_CREDENTIALS_TTL / 2
 
     def delete(self, key: str) -> None:
         with self.lock:
@@ -81,13 +92,19 @@ def remembered_user_id_with(nick: str, password: str, keys: tuple[str, ...]) -> 
     # A miss, or the shared cache unreachable? django-redis answers None for both, but has_key answers None only for
     # the latter (a bool otherwise): asked on a miss alone, which is rare.
     if entry is None and cache.has_key(key) is None:
-        entry = local_pairs.get(key)
-    if entry is None:
-        return None, found
-    fingerprint, user_id = entry
-    if hmac.compare_digest(fingerprint, _fingerprint(nick, password)):
-        return user_id, found
-    return None, found
+        return _user_id(local_pairs.get(key), nick, password), found
+    user_id = _user_id(entry, nick, password)
+    # Extended, not written again: a pair forgotten meanwhile (a changed password) stays forgotten.
+    if user_id is not None and local_pairs.half_gone(key) and cache.touch(key, settings.TAB_CREDENTIALS_TTL):
+        local_pairs.set(key, entry[0], user_id)
+    return user_id, found
+
+
+def _user_id(entry: tuple | None, nick: str, password: str) -> int | None:
+    if entry is None or not hmac.compare_digest(entry[0], _fingerprint(nick, password)):
+        return None
+    user_id: int = entry[1]
+    return user_id
 
 
 def remember(nick: str, password: str, user_id: int) -> None:

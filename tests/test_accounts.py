@@ -168,6 +168,47 @@ def test_while_redis_is_reachable_it_alone_is_believed(settings):
     assert credentials.remembered_user_id("zp", "secret") is None
 
 
+def test_a_pair_in_use_stays_remembered_and_an_unused_one_expires(settings):
+    import time_machine
+
+    settings.TAB_CREDENTIALS_TTL = 300
+    with time_machine.travel(1_900_000_000, tick=False) as clock:
+        user_register(nick="zp", password="secret")
+        user_register(nick="idle", password="secret")
+        user_id = User.objects.get(username="zp").pk
+        for _ in range(4):  # used every two minutes for eight: past its first TTL, remembered all along
+            clock.shift(120)
+            assert credentials.remembered_user_id("zp", "secret") == user_id
+        assert credentials.remembered_user_id("idle", "secret") is None
+        assert credentials.remembered_user_id("zp", "guess") is None
+        clock.shift(301)  # unused for longer than the TTL
+        assert credentials.remembered_user_id("zp", "secret") is None
+
+
+@pytest.mark.redis
+def test_a_pair_used_in_another_process_is_extended_in_redis_and_a_forgotten_one_stays_forgotten(settings):
+    from django.core.cache import caches
+
+    from .conftest import require
+    from .live import REDIS_TEST_URL, redis_available, redis_flush
+
+    require(redis_available(), "Redis")
+    redis_flush()
+    settings.CACHES = redis_cache(REDIS_TEST_URL)
+    settings.TAB_CREDENTIALS_TTL = 300
+    user_register(nick="zp", password="secret")
+    user_id, key, shared = User.objects.get(username="zp").pk, credentials._key("zp"), caches["default"]
+    shared.expire(key, 20)  # late in its life; and this process never saw it (another one verified it)
+    credentials.local_pairs.clear()
+    assert credentials.remembered_user_id("zp", "secret") == user_id
+    assert 250 < shared.ttl(key) <= 300
+    # Dropped by another process (its password changed there): a use here does not bring it back.
+    shared.delete(key)
+    credentials.local_pairs.clear()
+    assert credentials.remembered_user_id("zp", "secret") is None
+    assert shared.ttl(key) == 0
+
+
 @pytest.mark.redis
 def test_a_remembered_pair_and_the_nicks_wrong_passwords_are_one_trip_to_redis(settings):
     from datetime import UTC, datetime
