@@ -140,6 +140,17 @@ def redis_cache(url: str) -> dict:
     }
 
 
+@pytest.fixture
+def shared_cache(settings):
+    """The shared cache in Redis (the tests' own database of it, emptied), as the settings make it with REDIS_URL."""
+    from .conftest import require
+    from .live import REDIS_TEST_URL, redis_available, redis_flush
+
+    require(redis_available(), "Redis")
+    redis_flush()
+    settings.CACHES = redis_cache(REDIS_TEST_URL)
+
+
 def test_while_redis_is_unreachable_each_process_remembers_what_it_verified(settings):
     settings.CACHES = redis_cache("redis://127.0.0.1:1/0")  # nothing listens there: an outage
     user_register(nick="zp", password="secret")
@@ -151,13 +162,9 @@ def test_while_redis_is_unreachable_each_process_remembers_what_it_verified(sett
 
 
 @pytest.mark.redis
-def test_while_redis_is_reachable_it_alone_is_believed(settings):
-    from .conftest import require
-    from .live import REDIS_TEST_URL, redis_available, redis_flush
+def test_while_redis_is_reachable_it_alone_is_believed(shared_cache):
+    from .live import REDIS_TEST_URL
 
-    require(redis_available(), "Redis")
-    redis_flush()
-    settings.CACHES = redis_cache(REDIS_TEST_URL)
     user_register(nick="zp", password="secret")
     user_id = User.objects.get(username="zp").pk
     assert credentials.remembered_user_id("zp", "secret") == user_id
@@ -186,15 +193,11 @@ def test_a_pair_in_use_stays_remembered_and_an_unused_one_expires(settings):
 
 
 @pytest.mark.redis
-def test_a_pair_used_in_another_process_is_extended_in_redis_and_a_forgotten_one_stays_forgotten(settings):
+def test_a_pair_used_in_another_process_is_extended_in_redis_and_a_forgotten_one_stays_forgotten(
+    settings, shared_cache
+):
     from django.core.cache import caches
 
-    from .conftest import require
-    from .live import REDIS_TEST_URL, redis_available, redis_flush
-
-    require(redis_available(), "Redis")
-    redis_flush()
-    settings.CACHES = redis_cache(REDIS_TEST_URL)
     settings.TAB_CREDENTIALS_TTL = 300
     user_register(nick="zp", password="secret")
     user_id, key, shared = User.objects.get(username="zp").pk, credentials._key("zp"), caches["default"]
@@ -210,7 +213,7 @@ def test_a_pair_used_in_another_process_is_extended_in_redis_and_a_forgotten_one
 
 
 @pytest.mark.redis
-def test_a_remembered_pair_and_the_nicks_wrong_passwords_are_one_trip_to_redis(settings):
+def test_a_remembered_pair_and_the_nicks_wrong_passwords_are_one_trip_to_redis(settings, shared_cache):
     from datetime import UTC, datetime
 
     import redis
@@ -219,12 +222,8 @@ def test_a_remembered_pair_and_the_nicks_wrong_passwords_are_one_trip_to_redis(s
     from accounts.services import remembered_user_id
     from core import limits
 
-    from .conftest import require
-    from .live import REDIS_TEST_URL, redis_available, redis_flush
+    from .live import REDIS_TEST_URL
 
-    require(redis_available(), "Redis")
-    redis_flush()
-    settings.CACHES = redis_cache(REDIS_TEST_URL)
     settings.TAB_LOGIN_FAILURES_PER_MINUTE = 2
     user_register(nick="zp", password="secret")
     user_id = User.objects.get(username="zp").pk
