@@ -4,11 +4,11 @@ headers or body, and more connections than a process can hold.
 uvicorn has neither a time limit on request headers (a client sending a byte every few seconds holds a connection for
 ever) nor a connection cap that answers in the protocol's terms: its `limit_concurrency` answers a plain-text 503, and
 only once the headers are complete. So the process runs a subclass of uvicorn's httptools protocol (`HttpProtocol`,
-through gunicorn's `Worker` below or `uvicorn --http core.server:HttpProtocol`). It relies on uvicorn's protocol
-callbacks (`connection_made`, `data_received`, `on_message_begin`, `on_headers_complete`, `on_message_complete`,
-`connection_lost`), its `connections` set and its request cycle's `response_started`; tests/test_server.py fails
-loudly if an upgrade of uvicorn changes them. One timer per connection: the headers' deadline, then the body's, checked
-when it fires.
+through gunicorn's `Worker` below, or `uvicorn --http core.server:HttpProtocol --loop core.accepting:new_event_loop`
+as the Worker does). It relies on uvicorn's protocol callbacks (`connection_made`, `data_received`,
+`on_message_begin`, `on_headers_complete`, `on_message_complete`, `connection_lost`), its `connections` set and its
+request cycle's `response_started`; tests/test_server.py fails loudly if an upgrade of uvicorn changes them. One timer
+per connection: the headers' deadline, then the body's, checked when it fires.
 """
 
 import contextlib
@@ -229,4 +229,9 @@ class Worker(UvicornWorker):
     address is the connection's, and the application alone reads X-Forwarded-For (TRUSTED_PROXIES), so that layer
     would only cost every request a call."""
 
-    CONFIG_KWARGS = {**UvicornWorker.CONFIG_KWARGS, "http": "core.server:HttpProtocol", "proxy_headers": False}
+    CONFIG_KWARGS = {
+        **UvicornWorker.CONFIG_KWARGS,
+        "http": "core.server:HttpProtocol",
+        "loop": "core.accepting:new_event_loop",
+        "proxy_headers": False,
+    }

@@ -206,6 +206,8 @@ class Server:
                 # As gunicorn's workers serve (core/server.py).
                 "--http",
                 "core.server:HttpProtocol",
+                "--loop",
+                "core.accepting:new_event_loop",
                 # As gunicorn's workers serve: the address is the connection's (the application reads the headers).
                 "--no-proxy-headers",
                 "--timeout-graceful-shutdown",
