@@ -59,6 +59,8 @@ def _keep_alive(transport: asyncio.BaseTransport) -> None:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
 
 
+# Connections waiting to be accepted, as many as gunicorn's default for the web server's socket.
+BACKLOG = 2048
 # A TLS handshake left half-done is dropped after this long.
 HANDSHAKE_TIMEOUT = 10.0
 # Connections still open at shutdown are closed after this long.
@@ -104,23 +106,34 @@ def registered() -> list[LineServer]:
     return list(_registered.values())
 
 
+def _listening_socket(host: str, port: int) -> socket.socket:
+    """A socket listening on the host's first address (as gunicorn binds the web server's), on a port that every
+    server process shares (SO_REUSEPORT). The event loop of core/accepting.py serves it, accepting every waiting
+    connection at once."""
+    family, _type, _proto, _name, address = socket.getaddrinfo(
+        host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
+    return socket.create_server(address, family=family, backlog=BACKLOG, reuse_port=True)
+
+
 class _Running:
     def __init__(self, config: LineServer):
         self.config = config
         self.writers: set[asyncio.StreamWriter] = set()
         self.transports: set[asyncio.BaseTransport] = set()  # a protocol's connections
         self.server: asyncio.Server | None = None
+        self.listener: socket.socket | None = None
 
     async def start(self) -> None:
         config = self.config
         if config.on_start is not None:
             await config.on_start()
+        self.listener = _listening_socket(config.host, config.port)
         listening = {
-            "host": config.host,
-            "port": config.port,
+            "sock": self.listener,
+            "backlog": BACKLOG,
             "ssl": config.tls(),
             "ssl_handshake_timeout": config.handshake_timeout if config.certificate else None,
-            "reuse_port": True,
         }
         if config.protocol is not None:
             protocol = config.protocol
@@ -153,6 +166,8 @@ class _Running:
         if self.server is None:
             return
         self.server.close()
+        if self.listener is not None:
+            self.listener.close()
         if self.config.on_stop is not None:
             try:
                 await self.config.on_stop()

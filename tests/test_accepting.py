@@ -4,6 +4,7 @@ import asyncio
 import socket
 from collections.abc import Callable
 
+import pytest
 import uvloop
 
 from core.accepting import Loop, new_event_loop
@@ -58,3 +59,38 @@ def test_every_waiting_connection_is_accepted_in_one_turn_of_the_loop():
     # uvloop's own servers take one a turn: why this module exists. If this fails, uvloop accepts in bulk again and
     # core/accepting.py may go.
     assert turns_to_serve(uvloop.new_event_loop) >= WAITING
+
+
+def test_a_line_server_over_tls_is_served_so_and_its_port_is_free_once_stopped(tmp_path):
+    import ssl
+
+    from core.accepting import Accepting
+    from core.lineservers import LineServer, _Running, self_signed_certificate
+
+    certificate, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    self_signed_certificate(certificate, key, ["127.0.0.1"])
+    port = socket.create_server(("127.0.0.1", 0)).getsockname()[1]  # closed at once: a free port
+
+    async def echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(await reader.readline())
+        await writer.drain()
+
+    config = LineServer("echo", echo, "127.0.0.1", port, certificate=str(certificate), key=str(key))
+    client_context = ssl.create_default_context(cafile=str(certificate))
+
+    async def main() -> bytes:
+        running = _Running(config)
+        await running.start()
+        assert isinstance(running.server, Accepting)
+        reader, writer = await asyncio.open_connection("127.0.0.1", port, ssl=client_context)
+        writer.write(b"hello\n")
+        line = await asyncio.wait_for(reader.readline(), 30)
+        writer.close()
+        await running.stop()
+        return line
+
+    with asyncio.Runner(loop_factory=new_event_loop) as runner:
+        assert runner.run(main()) == b"hello\n"
+    # Nothing listens there any more (no descriptor of the listening socket was left open).
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", port), timeout=5)
