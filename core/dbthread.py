@@ -1,14 +1,15 @@
 """Where the API's and the line protocols' database work runs, one call at a time, on one persistent connection.
 
-A server process starts it (`start()`, from tabsite/asgi.py), as TAB_DATABASE_CALLS says: the database thread, or on the
-event loop itself (`OnTheLoop`, with SQLite only). Calls queue up for the thread, and it takes all the waiting ones at
-once and runs them in one transaction; on the loop, the calls of one turn run so at the start of the next. A call's
-writes must be in its own `transaction.atomic()` (every service's are), which nests as a savepoint (a game's action has
-none: it refuses before writing anything): a refused call undoes only itself. This is group commit: under load one
-commit (and, with the thread, one wake-up of it and one of the event loop) serve many actions, where each action used to
-pay for all three; when the server is quiet a batch is a single call and nothing waits for company. Results and errors
-reach the callers only after the commit; the updates of a batch are published once it has committed, together (one trip
-to Redis for the batch: `around_each_batch`, games.publication.gathered), before any caller has its answer.
+A server process starts it (`start()`, from tabsite/asgi.py), as TAB_DATABASE_CALLS says: on the event loop itself
+(`OnTheLoop`, with SQLite only; the default there in one process), or the database thread. Calls queue up for the
+thread, and it takes all the waiting ones at once and runs them in one transaction; on the loop, the calls of one turn
+run so at the start of the next. A call's writes must be in its own `transaction.atomic()` (every service's are), which
+nests as a savepoint (a game's action has none: it refuses before writing anything): a refused call undoes only
+itself. This is group commit: under load one commit (and, with the thread, one wake-up of it and one of the event
+loop) serve many actions, where each action used to pay for all three; when the server is quiet a batch is a single
+call and nothing waits for company. Results and errors reach the callers only after the commit; the updates of a batch
+are published once it has committed, together (one trip to Redis for the batch: `around_each_batch`,
+games.publication.gathered), before any caller has its answer.
 
 If the transaction of a batch fails as a whole (a deadlock between two server processes on PostgreSQL, a lost
 connection), nothing of it was committed: each call is run again alone, in its own transaction, and gets its own
@@ -136,8 +137,8 @@ class OnTheLoop(_Batches):
     there takes microseconds and waits for no network). The calls made during one turn of the loop run as one batch at
     the start of the next, BATCH_MAX at most, and the loop polls its sockets between two batches. This saves the two
     threads' wake-ups and the GIL's hand-overs of every trip to the database thread (BENCHMARKS.md has the figures).
-    Past saturation, though, new connections wait: the event loop (uvloop's libuv) accepts one connection a turn, and
-    every turn then runs a batch; with the thread, the loop's turns stay short.
+    Its turns are longer, so the server's listening sockets must accept every waiting connection in one turn, not one
+    a turn as uvloop's own do (core/accepting.py): past saturation the queue of connections overflowed.
 
     Django refuses database calls where an event loop runs unless DJANGO_ALLOW_ASYNC_UNSAFE is set: `start()` sets it
     for the serving process, whose every database call from the loop goes through here."""

@@ -226,11 +226,14 @@ else:
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Where a server process runs the database calls of the API and the line protocols: "thread", in a thread of their own
-# (the database's round trips and the loop's work overlap), or "loop", on the event loop between its turns (with
-# SQLite only: less CPU and shorter waits below saturation, but a worse tail past it and more memory a draughts
-# connection; BENCHMARKS.md has the figures): core/dbthread.py.
-TAB_DATABASE_CALLS = os.environ.get("TAB_DATABASE_CALLS", "thread")
+# Where a server process runs the database calls of the API and the line protocols: "loop", on the event loop between
+# its turns (SQLite only: a statement there takes microseconds and waits for no network), or "thread", in a thread of
+# their own (the database's round trips and the loop's work overlap): core/dbthread.py. The loop by default with SQLite
+# in one process (no REDIS_URL, so one worker): less CPU a call and half the waits (BENCHMARKS.md). Several processes
+# on one SQLite file take turns at its write lock, and on the loop one waiting for it would stall its connections.
+TAB_DATABASE_CALLS = os.environ.get(
+    "TAB_DATABASE_CALLS", "loop" if SQLITE and not os.environ.get("REDIS_URL") else "thread"
+)
 if TAB_DATABASE_CALLS not in ("loop", "thread"):
     raise ImproperlyConfigured(f"TAB_DATABASE_CALLS must be loop or thread, not {TAB_DATABASE_CALLS!r}")
 if TAB_DATABASE_CALLS == "loop" and not SQLITE:

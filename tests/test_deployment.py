@@ -66,6 +66,18 @@ def test_postgresql_gets_its_values_apart_and_prepares_statements_unless_told_no
     assert manage(*show, DATABASE_URL=url, PG_PREPARE_THRESHOLD="0").stdout.split() == ["True", "None"]
 
 
+def test_the_database_calls_run_on_the_event_loop_with_sqlite_in_one_process_and_in_a_thread_otherwise(tmp_path):
+    show = ("shell", "--no-imports", "-c", "from django.conf import settings; print(settings.TAB_DATABASE_CALLS)")
+    sqlite = {"DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}
+    assert manage(*show, **sqlite).stdout.split() == ["loop"]
+    # With Redis, several processes may share the file: one waiting for its write lock must not stall its loop.
+    assert manage(*show, **sqlite, REDIS_URL="redis://127.0.0.1:6379/0").stdout.split() == ["thread"]
+    assert manage(*show, **sqlite, TAB_DATABASE_CALLS="thread").stdout.split() == ["thread"]
+    assert manage(*show, DATABASE_URL="postgresql://someone@db.example.org:5432/tab").stdout.split() == ["thread"]
+    refused = manage(*show, DATABASE_URL="postgresql://someone@db.example.org:5432/tab", TAB_DATABASE_CALLS="loop")
+    assert refused.returncode != 0 and "TAB_DATABASE_CALLS=loop is for SQLite" in refused.stderr
+
+
 @pytest.mark.django_db
 def test_passwords_are_stored_only_as_django_hashes(api, settings):
     settings.PASSWORD_HASHERS = project_settings.PASSWORD_HASHERS
