@@ -94,3 +94,69 @@ def test_a_line_server_over_tls_is_served_so_and_its_port_is_free_once_stopped(t
     # Nothing listens there any more (no descriptor of the listening socket was left open).
     with pytest.raises(ConnectionRefusedError):
         socket.create_connection(("127.0.0.1", port), timeout=5)
+
+
+OUT_OF_DESCRIPTORS = """
+import asyncio, logging, os, resource, socket, sys
+
+from core.accepting import new_event_loop
+
+logging.basicConfig(level=logging.WARNING, stream=sys.stdout, format="%(message)s")
+
+
+class Echo(asyncio.Protocol):
+    def connection_made(self, transport):
+        self.transport = transport
+
+    def data_received(self, data):
+        self.transport.write(data)
+
+
+async def main():
+    listener = socket.create_server(("127.0.0.1", 0), backlog=100)
+    await asyncio.get_running_loop().create_server(Echo, sock=listener, backlog=100)
+    # Room for FREE connections more, no more.
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    resource.setrlimit(resource.RLIMIT_NOFILE, (len(os.listdir("/proc/self/fd")) + FREE, hard))
+    print(listener.getsockname()[1], flush=True)
+    await asyncio.Event().wait()
+
+
+with asyncio.Runner(loop_factory=new_event_loop) as runner:
+    runner.run(main())
+"""
+
+
+def test_out_of_descriptors_a_server_stops_accepting_for_a_while_then_serves_the_connections_that_waited():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    free, clients = 10, 15
+    connections: list[socket.socket] = []
+    server = subprocess.Popen(
+        [sys.executable, "-c", OUT_OF_DESCRIPTORS.replace("FREE", str(free))],
+        cwd=Path(__file__).resolve().parent.parent,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        port = int(server.stdout.readline())
+        connections = [socket.create_connection(("127.0.0.1", port), timeout=30) for _ in range(clients)]
+        for connection in connections:
+            connection.sendall(b"x")
+        # Some are served, as many as the descriptors allow (the listening socket's reader paused at the first one
+        # more); they leave, and the others, still waiting, are served once the server accepts again.
+        served = [connection.recv(1) for connection in connections[: free - 1]]
+        assert served == [b"x"] * (free - 1)
+        for connection in connections[: free - 1]:
+            connection.close()
+        assert [connection.recv(1) for connection in connections[free - 1 :]] == [b"x"] * (clients - free + 1)
+        server.terminate()
+        log, _ = server.communicate(timeout=30)
+        assert "Out of descriptors or memory: accepting again in 1 s" in log
+    finally:
+        server.kill()
+        for connection in connections:
+            connection.close()
