@@ -53,6 +53,18 @@ def turns_to_serve(loop_factory: Callable[[], asyncio.AbstractEventLoop]) -> int
         return runner.run(main())
 
 
+def test_the_gunicorn_worker_runs_the_accepting_loop():
+    import uvicorn
+
+    from core.server import Worker
+
+    # uvicorn 0.36 and later read an import string for the loop, and uvicorn-worker 0.4 and later run the loop it makes.
+    config = uvicorn.Config(app=None, **Worker.CONFIG_KWARGS)
+    loop = config.get_loop_factory()()
+    assert isinstance(loop, Loop)
+    loop.close()
+
+
 def test_every_waiting_connection_is_accepted_in_one_turn_of_the_loop():
     assert isinstance(new_event_loop(), Loop)
     assert turns_to_serve(new_event_loop) <= 5
