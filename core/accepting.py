@@ -64,6 +64,9 @@ class Accepting:
         return self._serving
 
     async def start_serving(self) -> None:
+        self._watch()
+
+    def _watch(self) -> None:
         if not self._serving and not self._closed:
             self._loop.add_reader(self._socket.fileno(), self._accept)
             self._serving = True
@@ -95,14 +98,9 @@ class Accepting:
                 logger.warning("Out of descriptors or memory: accepting again in %.0f s", RETRY_AFTER_EXHAUSTION)
                 self._loop.remove_reader(self._socket.fileno())
                 self._serving = False
-                self._loop.call_later(RETRY_AFTER_EXHAUSTION, self._resume)
+                self._loop.call_later(RETRY_AFTER_EXHAUSTION, self._watch)
                 return
             self._hand_over(connection)
-
-    def _resume(self) -> None:
-        if not self._closed and not self._serving:
-            self._loop.add_reader(self._socket.fileno(), self._accept)
-            self._serving = True
 
     def _hand_over(self, connection: socket.socket) -> None:
         handing = self._loop.connect_accepted_socket(
@@ -114,9 +112,10 @@ class Accepting:
 
     def _handed_over(self, task: "asyncio.Task[Any]") -> None:
         self._connecting.discard(task)
-        if not task.cancelled() and task.exception() is not None:
+        failure = None if task.cancelled() else task.exception()
+        if failure is not None:
             # A connection lost before it was handed over, or a failed TLS handshake: the client's business.
-            logger.debug("A connection failed before it was served: %r", task.exception())
+            logger.debug("A connection failed before it was served: %r", failure)
 
 
 class Loop(uvloop.Loop):

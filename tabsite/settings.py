@@ -226,21 +226,19 @@ else:
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Redis: events between server processes and a shared cache.
+REDIS_URL = os.environ.get("REDIS_URL", "")
+
 # Where a server process runs the database calls of the API and the line protocols: "loop", on the event loop between
 # its turns (SQLite only: a statement there takes microseconds and waits for no network), or "thread", in a thread of
 # their own (the database's round trips and the loop's work overlap): core/dbthread.py. The loop by default with SQLite
 # in one process (no REDIS_URL, so one worker): less CPU a call and half the waits (BENCHMARKS.md). Several processes
 # on one SQLite file take turns at its write lock, and on the loop one waiting for it would stall its connections.
-TAB_DATABASE_CALLS = os.environ.get(
-    "TAB_DATABASE_CALLS", "loop" if SQLITE and not os.environ.get("REDIS_URL") else "thread"
-)
+TAB_DATABASE_CALLS = os.environ.get("TAB_DATABASE_CALLS", "loop" if SQLITE and not REDIS_URL else "thread")
 if TAB_DATABASE_CALLS not in ("loop", "thread"):
     raise ImproperlyConfigured(f"TAB_DATABASE_CALLS must be loop or thread, not {TAB_DATABASE_CALLS!r}")
 if TAB_DATABASE_CALLS == "loop" and not SQLITE:
     raise ImproperlyConfigured("TAB_DATABASE_CALLS=loop is for SQLite: a database's round trips would stall the loop")
-
-# Redis: events between server processes and a shared cache.
-REDIS_URL = os.environ.get("REDIS_URL", "")
 
 
 def redis_connection(url: str) -> dict[str, object]:
