@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Case, Exists, F, OuterRef, Prefetch, Value, When
+from django.db.models import Exists, F, OuterRef, Prefetch
 from django.utils import timezone
 
 from accounts.nicks import is_computer
@@ -230,13 +230,13 @@ def _finish(
     game.finished_at = now
     game.deadline = None
     if was_playing and (ranks is not None or game.clocks):
-        # One statement for every seat: its rank, and its clock's last reading.
+        # Each seat's rank, and its clock's last reading.
         written = {}
         if ranks is not None:
-            written["rank"] = _by_seat("rank", ranks)
+            written["rank"] = ranks
         if game.clocks:
-            written["clock_ms"] = _by_seat("clock_ms", game.clocks)
-        Seat.objects.filter(game=game).update(**written)
+            written["clock_ms"] = game.clocks
+        store.seats_write(game, **written)
     # A game in play ends without a result only when an administrator annuls it: then it counts for no one. Nor
     # does a game against the computer (it is practice), nor one in no pool (anonymous players' rooms), nor one left
     # or timed out before anybody acted (`counted`: else two accounts could mint victories by join, join, leave).
@@ -246,10 +246,11 @@ def _finish(
 
 
 def _ratings_note(game: Game, seats: list[int], changes: Changes) -> None:
-    """Write each seat's rating before and after the match (one statement)."""
-    Seat.objects.filter(game=game).update(
-        rating_before=_by_seat("rating_before", [changes[user_id][0] for user_id in seats]),
-        rating_after=_by_seat("rating_after", [changes[user_id][1] for user_id in seats]),
+    """Write each seat's rating before and after the match."""
+    store.seats_write(
+        game,
+        rating_before=[changes[user_id][0] for user_id in seats],
+        rating_after=[changes[user_id][1] for user_id in seats],
     )
 
 
@@ -279,12 +280,6 @@ def _remove(game: Game, engine: Engine, state: object, seat: int, why: str, now:
 def _finish_on_board(game: Game, outcome: Outcome, now: datetime, state: object) -> None:
     """End the game as its engine's outcome says (ranks, points, reason); `state` is the position it ended in."""
     _finish(game, ranks=outcome.ranks, ending=_ending(outcome), now=now, state=state, points=outcome.points)
-
-
-def _by_seat(field: str, values) -> Case:
-    """Return the expression of a seat's `field` that gives each seat its value, seat 0 first."""
-    cases = [When(index=index, then=Value(value)) for index, value in enumerate(values)]
-    return Case(*cases, output_field=Seat._meta.get_field(field))
 
 
 def _result(game: Game, seats: list[int], ranks: tuple[int, ...], points: tuple[int, ...] | None) -> Result:

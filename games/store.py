@@ -1,5 +1,5 @@
-"""The three statements of every game action, built once: lock the game, save it, add an entry to its log; and the
-users in its seats, read once per game and process.
+"""The three statements of every game action, built once: lock the game, save it, add an entry to its log; the
+users in its seats, read once per game and process; and what a game's end writes of each seat.
 
 Through the ORM, most of an action's CPU went to building the same SQL again each time (the queryset, its compiler,
 the model's save machinery), many times what running the statements costs (BENCHMARKS.md). Here each statement is
@@ -8,6 +8,7 @@ database has it), and each action only adapts its values through the fields, as 
 Everything else that writes games (pairing, the admin, recomputations) uses the ORM.
 """
 
+from collections.abc import Sequence
 from datetime import datetime
 from functools import cache
 
@@ -180,3 +181,25 @@ def event_add(*, game: Game, kind: str, player_id: int | None, data: dict, at: d
     sql, fields = _insert(db.vendor)
     values = (game.pk, game.version, kind, player_id, data, at)
     prepared.run(sql, [prepared.save_value(field, value, db) for field, value in zip(fields, values, strict=True)], db)
+
+
+@cache
+def _seat_update(names: tuple[str, ...], vendor: str) -> tuple[str, list[Field]]:
+    quote = connections[DEFAULT_DB_ALIAS].ops.quote_name
+    fields = [Seat._meta.get_field(name) for name in names]
+    columns = ", ".join(f"{quote(field.column)} = %s" for field in fields)
+    game, index = (quote(Seat._meta.get_field(name).column) for name in ("game", "index"))
+    return f"UPDATE {quote(Seat._meta.db_table)} SET {columns} WHERE {game} = %s AND {index} = %s", fields
+
+
+def seats_write(game: Game, **columns: Sequence) -> None:
+    """Set these columns (by field name) of every seat of the game, each column given as its values seat 0 first
+    (`Seat.objects.filter(game=game, index=i).update(…)` for each seat i). The ORM's one statement for all seats (an
+    update by cases of the seat's index) cost a game's end about half of its CPU (BENCHMARKS.md); this statement is
+    written once per set of columns, and each value adapted by its field."""
+    db = connections[DEFAULT_DB_ALIAS]
+    sql, fields = _seat_update(tuple(columns), db.vendor)
+    values = list(columns.values())
+    for index in range(len(values[0])):
+        params = [prepared.save_value(field, column[index], db) for field, column in zip(fields, values, strict=True)]
+        prepared.run(sql, [*params, game.pk, index], db)
