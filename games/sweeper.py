@@ -34,7 +34,7 @@ def sweep_forever(stop: threading.Event, swept: threading.Event | None = None) -
     from accounts.services import sessions_clean
 
     from . import publication
-    from .services import game_expire_due, outage_bridge, rooms_clean
+    from .services import rooms_clean
 
     rooms_cleaned = sessions_cleaned = time.monotonic()
     # The first sweep at once: after a restart, the clocks must be made good before anybody reads them.
@@ -52,14 +52,8 @@ def sweep_forever(stop: threading.Event, swept: threading.Event | None = None) -
                 clocks.warning("updates between processes flow again: deadlines expire again")
             paused = False
             close_old_connections()
-            gap = outage_bridge()
-            if gap is not None:
-                clocks.warning(
-                    "no deadline sweep for %.0f s: the deadlines still ahead then move as much later",
-                    gap.total_seconds(),
-                )
-            while game_expire_due() > 0:
-                pass
+            mark_swept()
+            expire_due()
             if time.monotonic() - rooms_cleaned >= ROOMS_CLEANED_EVERY:
                 rooms_cleaned = time.monotonic()
                 rooms_clean()
@@ -74,6 +68,29 @@ def sweep_forever(stop: threading.Event, swept: threading.Event | None = None) -
             if swept is not None:
                 swept.set()
                 swept = None
+
+
+def mark_swept() -> None:
+    """Note that a sweeper runs now; if none ran for a while (an outage), the deadlines still ahead move as much later
+    (`outage_bridge`), which is said once."""
+    from .services import outage_bridge
+
+    gap = outage_bridge()
+    if gap is not None:
+        clocks.warning(
+            "no deadline sweep for %.0f s: the deadlines still ahead then move as much later", gap.total_seconds()
+        )
+
+
+def expire_due() -> None:
+    """End every game whose deadline has passed, a batch (one transaction) at a time, noting between two batches that
+    a sweeper runs: ending thousands of games at once keeps this one busy for seconds, which are no outage. Unnoted,
+    the next tick took them for one, and moved every deadline still ahead as much later, again and again while the
+    games fell due (10,000 draughts clocks running out within a minute ended 10 s late on average)."""
+    from .services import game_expire_due
+
+    while game_expire_due() > 0:
+        mark_swept()
 
 
 def start() -> None:

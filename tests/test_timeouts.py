@@ -146,3 +146,37 @@ def test_a_grace_shorter_than_the_sweeps_own_gaps_never_stops_the_clocks(db, set
             clock.shift(1.5)
             assert outage_bridge() is None
         assert Game.objects.get(pk=game.pk).deadline == deadline
+
+
+def test_a_long_run_of_expiries_is_no_outage(db, settings):
+    """Games falling due by the thousand keep the sweeper busy for seconds: it notes between its batches that it runs,
+    so the next tick takes none of that time for an outage, and the deadlines still ahead stay where they are."""
+    from django.db import connection
+
+    from games import sweeper
+
+    settings.TAB_OUTAGE_GRACE = 10
+    settings.TAB_TURN_TIMEOUT = 3600
+    with time_machine.travel(datetime(2026, 3, 1, 12, tzinfo=UTC), tick=False) as clock:
+        sweeper.mark_swept()
+        ahead = tab_join(user_id=UserFactory(username="ann").pk, group=1, size=7)
+        tab_join(user_id=UserFactory(username="ben").pk, group=1, size=7)
+        deadline = Game.objects.get(pk=ahead.pk).deadline
+        # A hundred players waiting alone, each in a group of their own, all due now.
+        for group in range(2, 102):
+            tab_join(user_id=UserFactory(username=f"lonely{group}").pk, group=group, size=7)
+        Game.objects.exclude(pk=ahead.pk).update(deadline=timezone.now())
+
+        def slowly(execute, sql, params, many, context):
+            # Each game ended takes the sweeper a fifth of a second: a batch of 25 five seconds, all of them twenty.
+            if sql.startswith("INSERT") and GameEvent._meta.db_table in sql:
+                clock.shift(0.2)
+            return execute(sql, params, many, context)
+
+        started_at = timezone.now()
+        with connection.execute_wrapper(slowly):
+            sweeper.expire_due()
+        assert timezone.now() - started_at == timedelta(seconds=20)
+        assert Game.objects.filter(status=Game.Status.FINISHED).count() == 100
+        sweeper.mark_swept()  # the next tick
+        assert Game.objects.get(pk=ahead.pk).deadline == deadline
