@@ -7,9 +7,13 @@ each in its own (game, variant): the two never mix.
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cache
 
-from django.db.models import F
+from django.db import DEFAULT_DB_ALIAS, connections
 from openskill.models import PlackettLuce
+
+from core import prepared
+from core.prepared import Prepared
 
 from . import glicko2
 from .models import Ranking, Rating
@@ -46,19 +50,74 @@ def _victory(rank: int, ranks: Iterable[int]) -> bool:
 Changes = dict[int, tuple[float, float]]
 
 
+# A match's end is counted and rated through statements written once from the models' metadata (SQLite's and
+# PostgreSQL's upsert): through the ORM, its nine queries for two players were built anew at every end, about ten
+# milliseconds of CPU on a slow machine, most of what ending a game cost (BENCHMARKS.md).
+_RANKING_KEY = ("kind", "variant", "pool", "player")
+_RANKING_COUNTED = ("games", "victories", "points")
+_RATING_KEY = ("player", "kind", "variant")
+_RATING_RATED = ("rating", "deviation", "volatility", "games", "victories")
+
+
+def _upsert(model: type, key: tuple[str, ...], values: tuple[str, ...], update: str | None) -> tuple[str, list]:
+    """An INSERT of a row of `model` (its `key` columns, then `values`) that, on a row with that key already, does
+    `update` (`{column}` is each column of `values`) to each value column, or nothing."""
+    quote = connections[DEFAULT_DB_ALIAS].ops.quote_name
+    table = quote(model._meta.db_table)
+    fields = [model._meta.get_field(name) for name in (*key, *values)]
+    columns = [quote(field.column) for field in fields]
+    conflict = ", ".join(columns[: len(key)])
+    head = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join(['%s'] * len(columns))})"
+    if update is None:
+        return f"{head} ON CONFLICT ({conflict}) DO NOTHING", fields
+    sets = ", ".join(f"{column} = {update.format(column=column, table=table)}" for column in columns[len(key) :])
+    return f"{head} ON CONFLICT ({conflict}) DO UPDATE SET {sets}", fields
+
+
+@cache
+def _ranking_count(vendor: str) -> tuple[str, list]:
+    """Add a match to a player's ranking, made if need be: increments, so that two matches of one player finishing at
+    once both count."""
+    return _upsert(Ranking, _RANKING_KEY, _RANKING_COUNTED, "{table}.{column} + EXCLUDED.{column}")
+
+
+@cache
+def _rating_made(vendor: str) -> tuple[str, list]:
+    """Make a player's rating with a newcomer's values, unless it exists (two matches of a newcomer ending at once
+    make one row)."""
+    return _upsert(Rating, _RATING_KEY, _RATING_RATED, None)
+
+
+# A player's rating, its row locked until the match's transaction ends (select_for_update()).
+_rating_locked = Prepared(
+    lambda kind, variant, player: (
+        Rating.objects.select_for_update()
+        .filter(kind=kind, variant=variant, player=player)
+        .values_list("pk", *_RATING_RATED)
+    ),
+    [
+        (Rating._meta.get_field("kind"), "stand-in kind"),
+        (Rating._meta.get_field("variant"), "stand-in variant"),
+        (Rating._meta.get_field("player"), -1),
+    ],
+)
+
+
+def _run(statement: tuple[str, list], values: Iterable) -> None:
+    db = connections[DEFAULT_DB_ALIAS]
+    sql, fields = statement
+    prepared.run(sql, [prepared.save_value(field, value, db) for field, value in zip(fields, values, strict=True)], db)
+
+
 def result_record(result: Result) -> Changes:
     """Count a finished match for every player, a victory for each winner, and rate them (called inside the match's
     transaction); return each player's rating before and after."""
+    vendor = connections[DEFAULT_DB_ALIAS].vendor
     # Always in the same order, so that two matches of the same players finishing at once cannot deadlock.
-    key = {"kind": result.kind, "variant": result.variant, "pool": result.pool}
     for player_id in sorted(result.ranks):
-        Ranking.objects.get_or_create(**key, player_id=player_id)
-        # F() increments: two matches of the same player finishing at once both count.
-        Ranking.objects.filter(**key, player_id=player_id).update(
-            games=F("games") + 1,
-            victories=F("victories") + int(_victory(result.ranks[player_id], result.ranks.values())),
-            points=F("points") + result.points_of(player_id),
-        )
+        victory = int(_victory(result.ranks[player_id], result.ranks.values()))
+        key = (result.kind, result.variant, result.pool, player_id)
+        _run(_ranking_count(vendor), (*key, 1, victory, result.points_of(player_id)))
     return _rating_record(result)
 
 
@@ -97,21 +156,27 @@ def _rate(result: Result, ratings: Mapping[int, Rating]) -> Changes:
 
 
 def _rating_record(result: Result) -> Changes:
-    for player_id in sorted(result.ranks):
-        # get_or_create: two matches of a newcomer ending at once make one row.
-        Rating.objects.get_or_create(
-            kind=result.kind, variant=result.variant, player_id=player_id, defaults=_starting(result)
-        )
+    vendor = connections[DEFAULT_DB_ALIAS].vendor
+    players = sorted(result.ranks)
+    for player_id in players:
+        new = _new_rating(result, player_id)
+        _run(_rating_made(vendor), (player_id, result.kind, result.variant, *(getattr(new, n) for n in _RATING_RATED)))
     # Every player's row locked, in a fixed order.
-    ratings = {
-        rating.player_id: rating
-        for rating in Rating.objects.select_for_update()
-        .filter(kind=result.kind, variant=result.variant, player_id__in=list(result.ranks))
-        .order_by("player")
-    }
+    ratings = {}
+    for player_id in players:
+        row = _rating_locked.first(result.kind, result.variant, player_id)
+        assert row is not None  # made just above
+        pk, *rated = row
+        ratings[player_id] = Rating(
+            pk=pk,
+            player_id=player_id,
+            kind=result.kind,
+            variant=result.variant,
+            **dict(zip(_RATING_RATED, rated, strict=True)),
+        )
     changes = _rate(result, ratings)
     for rating in ratings.values():
-        rating.save()
+        prepared.update(Rating, rating.pk, {name: getattr(rating, name) for name in _RATING_RATED})
     return changes
 
 
