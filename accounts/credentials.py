@@ -11,6 +11,10 @@ time). While Redis is reachable it alone is believed, so that a changed password
 there by any process, is refused by all of them; during an outage, another process may still let a dropped pair in
 until it expires (TAB_CREDENTIALS_TTL).
 
+When the cache is the process's own memory (no REDIS_URL: one server process), that memory is all there is, and the
+pairs are read from it alone: every call of a player checks their pair, and the local-memory cache pickles what it
+holds and checks every key it is asked for, several times the cost of the pair's own check (BENCHMARKS.md).
+
 A pair in use stays remembered: used in the second half of its life, its life is extended to a whole TTL again (at
 most one write to the cache a pair each half TTL, in each process). Otherwise every pair verified in one burst (a
 class signing in at the start of a lesson) expired in the same second, and every one of their next calls queued for
@@ -25,13 +29,15 @@ from collections import OrderedDict
 
 from django.conf import settings
 
-from core.caching import thread_cache
+from core.caching import cache_is_shared, thread_cache
 
 # Pairs kept in each process's own memory; the oldest go first.
 LOCAL_ENTRIES = 100_000
 
 
 class _LocalPairs:
+    """The pairs this process verified, by nick: each pair's fingerprint, user id and when it expires."""
+
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.entries: OrderedDict[str, tuple[str, int, float]] = OrderedDict()
@@ -56,6 +62,20 @@ class _LocalPairs:
             entry = self.entries.get(key)
         return entry is None or entry[2] - time.time() < settings.TAB_CREDENTIALS_TTL / 2
 
+    def used(self, key: str, fingerprint: str) -> int | None:
+        """Return the user id of the pair at `key` if it is remembered with this fingerprint; a pair used in the second
+        half of its life is given a whole TTL again."""
+        now = time.time()
+        with self.lock:
+            entry = self.entries.get(key)
+            if entry is None or entry[2] < now or not hmac.compare_digest(entry[0], fingerprint):
+                return None
+            ttl = settings.TAB_CREDENTIALS_TTL
+            if entry[2] - now < ttl / 2:
+                self.entries[key] = (entry[0], entry[1], now + ttl)
+                self.entries.move_to_end(key)
+        return entry[1]
+
     def delete(self, key: str) -> None:
         with self.lock:
             self.entries.pop(key, None)
@@ -69,13 +89,13 @@ local_pairs = _LocalPairs()
 
 
 def _key(nick: str) -> str:
-    digest = hmac.new(settings.SECRET_KEY.encode(), b"nick\0" + nick.encode(), hashlib.sha256).hexdigest()
+    digest = hmac.digest(settings.SECRET_KEY.encode(), b"nick\0" + nick.encode(), hashlib.sha256).hex()
     return f"tab:credentials:{digest[:40]}"
 
 
 def _fingerprint(nick: str, password: str) -> str:
     message = b"pair\0" + nick.encode() + b"\0" + password.encode()
-    return hmac.new(settings.SECRET_KEY.encode(), message, hashlib.sha256).hexdigest()
+    return hmac.digest(settings.SECRET_KEY.encode(), message, hashlib.sha256).hex()
 
 
 def remembered_user_id(nick: str, password: str) -> int | None:
@@ -86,17 +106,21 @@ def remembered_user_id(nick: str, password: str) -> int | None:
 def remembered_user_id_with(nick: str, password: str, keys: tuple[str, ...]) -> tuple[int | None, dict]:
     """`remembered_user_id`, and what the cache holds at other `keys`, read in the same trip (a dict without the keys
     it does not hold)."""
-    cache, key = thread_cache(), _key(nick)
+    cache = thread_cache()
+    if not cache_is_shared():
+        # The process's own cache: what this process remembered is all there is.
+        return local_pairs.used(nick, _fingerprint(nick, password)), cache.get_many(keys) if keys else {}
+    key = _key(nick)
     found = cache.get_many([key, *keys])
     entry = found.pop(key, None)
     # A miss, or the shared cache unreachable? django-redis answers None for both, but has_key answers None only for
     # the latter (a bool otherwise): asked on a miss alone, which is rare.
     if entry is None and cache.has_key(key) is None:
-        return _user_id(local_pairs.get(key), nick, password), found
+        return _user_id(local_pairs.get(nick), nick, password), found
     user_id = _user_id(entry, nick, password)
     # Extended, not written again: a pair forgotten meanwhile (a changed password) stays forgotten.
-    if user_id is not None and local_pairs.half_gone(key) and cache.touch(key, settings.TAB_CREDENTIALS_TTL):
-        local_pairs.set(key, entry[0], user_id)
+    if user_id is not None and local_pairs.half_gone(nick) and cache.touch(key, settings.TAB_CREDENTIALS_TTL):
+        local_pairs.set(nick, entry[0], user_id)
     return user_id, found
 
 
@@ -108,12 +132,13 @@ def _user_id(entry: tuple | None, nick: str, password: str) -> int | None:
 
 
 def remember(nick: str, password: str, user_id: int) -> None:
-    key, fingerprint = _key(nick), _fingerprint(nick, password)
-    thread_cache().set(key, (fingerprint, user_id), settings.TAB_CREDENTIALS_TTL)
-    local_pairs.set(key, fingerprint, user_id)
+    fingerprint = _fingerprint(nick, password)
+    if cache_is_shared():
+        thread_cache().set(_key(nick), (fingerprint, user_id), settings.TAB_CREDENTIALS_TTL)
+    local_pairs.set(nick, fingerprint, user_id)
 
 
 def forget(nick: str) -> None:
-    key = _key(nick)
-    thread_cache().delete(key)
-    local_pairs.delete(key)
+    if cache_is_shared():
+        thread_cache().delete(_key(nick))
+    local_pairs.delete(nick)

@@ -20,7 +20,7 @@ from asgiref.sync import iscoroutinefunction, sync_to_async
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
-from .caching import thread_cache
+from .caching import cache_is_shared, thread_cache
 from .errors import Refusal
 
 WINDOW = 60
@@ -97,9 +97,11 @@ def check_login(nick: str) -> None:
 
 def login_failures(nick: str) -> tuple[str, int] | None:
     """Return the cache key of the nick's wrong passwords from this address this minute and the seconds left, or None
-    when they are not limited: to be read with other keys in one trip, then given to `check_login_failures`."""
+    when there are none to count: to be read with other keys in one trip, then given to `check_login_failures`."""
     if not settings.TAB_LOGIN_FAILURES_PER_MINUTE:
         return None
+    if not cache_is_shared() and _failed_in.get(nick) != _window()[0]:
+        return None  # the process's own cache: this process counted every wrong password, and none for this nick now
     return _counter("login", nick, current_address.get())
 
 
@@ -120,9 +122,21 @@ def hash_spent() -> None:
         raise Throttled(f"Too many password checks from your address: try again in {left} s", left)
 
 
+# The nicks given a wrong password in this process, each with the window of its latest: with a cache of the process's
+# own, a nick not here this minute has no count to read (a read of that cache pickles, and every call of a player
+# checks its nick). At most FAILED_KEPT nicks; those of past windows go first.
+_failed_in: dict[str, int] = {}
+FAILED_KEPT = 100_000
+
+
 def login_failed(nick: str) -> None:
     """Count a wrong password for a nick from this address."""
     if settings.TAB_LOGIN_FAILURES_PER_MINUTE:
+        window = _window()[0]
+        if len(_failed_in) >= FAILED_KEPT:
+            for past in [name for name, when in _failed_in.items() if when != window]:
+                del _failed_in[past]
+        _failed_in[nick] = window
         _count("login", nick, current_address.get(), add=True)
 
 
