@@ -21,7 +21,6 @@ class signing in at the start of a lesson) expired in the same second, and every
 a hash at once. Times are the wall clock's, as the caches' own.
 """
 
-import hashlib
 import hmac
 import threading
 import time
@@ -89,13 +88,13 @@ local_pairs = _LocalPairs()
 
 
 def _key(nick: str) -> str:
-    digest = hmac.digest(settings.SECRET_KEY.encode(), b"nick\0" + nick.encode(), hashlib.sha256).hex()
+    digest = hmac.digest(settings.SECRET_KEY.encode(), b"nick\0" + nick.encode(), "sha256").hex()
     return f"tab:credentials:{digest[:40]}"
 
 
 def _fingerprint(nick: str, password: str) -> str:
     message = b"pair\0" + nick.encode() + b"\0" + password.encode()
-    return hmac.digest(settings.SECRET_KEY.encode(), message, hashlib.sha256).hex()
+    return hmac.digest(settings.SECRET_KEY.encode(), message, "sha256").hex()
 
 
 def remembered_user_id(nick: str, password: str) -> int | None:
