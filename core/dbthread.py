@@ -98,7 +98,6 @@ class _Batches:
         now = time.monotonic()
         if self.checked_at is None or now - self.checked_at >= CHECK_INTERVAL:
             close_old_connections()
-            connections[DEFAULT_DB_ALIAS].serves_database_calls = True
             self.checked_at = now
 
     def run_call(self, call: Call) -> None:
@@ -311,12 +310,6 @@ def in_worker_thread[**P, R](function: Callable[P, R]) -> Callable[P, Awaitable[
             close_old_connections()
 
     return sync_to_async(read, thread_sensitive=False)
-
-
-def serves_database_calls(db: Any) -> bool:
-    """Whether `db` is the connection where this process runs its database calls: the services the protocols call run
-    there, and nothing else does (games/store.py keeps what it wrote last)."""
-    return getattr(db, "serves_database_calls", False)
 
 
 def close_request_connections(**kwargs: Any) -> None:

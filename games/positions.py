@@ -65,13 +65,3 @@ def take(public_id: str, text: object) -> tuple[Any, object, bool] | None:
     if entry is None or entry[0] != text:
         return None
     return entry[1], entry[2], entry[3]
-
-
-def take_written(public_id: str, value: Any) -> tuple[Any, object, bool] | None:
-    """`take`, for a caller that knows the game's stored position to be `value`, the JSON value this process wrote last
-    (games/store.py: a game held since its last write): the entry kept with that very value, or None."""
-    with _lock:
-        entry = _kept.pop(public_id, None)
-    if entry is None or entry[1] is not value:
-        return None
-    return entry[1], entry[2], entry[3]

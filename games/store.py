@@ -7,15 +7,13 @@ written once per database vendor from the models' own metadata (table, columns, 
 database has it), and each action only adapts its values through the fields, as the ORM does, and runs it.
 Everything else that writes games (pairing, the admin, recomputations) uses the ORM.
 
-On SQLite, the connection where the process runs its database calls (core/dbthread.py) holds the games it wrote last,
-as its commits left them (`_Held`): an action on such a game takes it instead of reading its row and building the model
-again, the largest part of the locking read. What is held is what is stored as long as nothing else wrote: another
-connection's commit changes SQLite's `data_version` (read in the action's transaction, which holds the write lock
-from its BEGIN IMMEDIATE), and then nothing held is used; on that connection every write of a game's row is
-`game_save`'s, which holds the game once its transaction commits, or else forgets it (`held_forget`: an ORM save
-does so itself).
+On SQLite a process holds the games it wrote last, each with the row its write left (`_held`): an action whose locking
+read gives that very row takes the game's model as the write left it, instead of converting the row's columns and
+building the model again (most of the read's cost). Any other writer, another process or connection, an update that
+is no action's, leaves another row, and the game is built from it as before.
 """
 
+import sqlite3
 from collections.abc import Sequence
 from datetime import datetime
 from functools import cache
@@ -24,11 +22,8 @@ from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.models import Field
 from django.db.models.base import ModelState
 from django.db.models.expressions import Col
-from django.db.models.signals import post_save
-from django.dispatch import receiver
 
 from core import prepared
-from core.dbthread import serves_database_calls
 
 from . import positions
 from .models import Game, GameEvent, Seat
@@ -115,53 +110,33 @@ def _insert(vendor: str) -> tuple[str, list[Field]]:
     return f"INSERT INTO {quote(GameEvent._meta.db_table)} ({columns}) VALUES ({values})", fields
 
 
-# How many games the connection of the database calls holds at most (the latest it wrote).
+# How many games a process holds at most (the latest it wrote), and the row each was written into as its read gives it.
 HELD = 10_000
-# The transactions of SQLite that take its write lock when they begin (Django's transaction_mode).
-_WRITE_LOCKED = frozenset({"IMMEDIATE", "EXCLUSIVE"})
+_held: dict[str, tuple[tuple, Game]] = {}
 
 
-class _Held:
-    """The games in play that a connection wrote last, each as its last commit left it (a model of its own, which no
-    one else has), and the `data_version` of the database when it was last read in a transaction."""
-
-    __slots__ = ("connection", "data_version", "games", "barred")
-
-    def __init__(self, connection: object):
-        self.connection = connection  # the driver's connection (a new one holds nothing)
-        self.data_version: int | None = None
-        self.games: dict[str, Game] = {}
-        # Games whose row the current transaction wrote other than by `game_save`: not held when it commits (a
-        # transaction undone leaves its games here: they are no longer held, which costs only their reads).
-        self.barred: set[str] = set()
-
-    def hold(self, game: Game) -> None:
-        public_id = game.public_id
-        if public_id in self.barred:
-            return
-        self.games.pop(public_id, None)
-        if len(self.games) >= HELD:
-            del self.games[next(iter(self.games))]  # the oldest
-        self.games[public_id] = game
+@cache
+def _as_read(vendor: str) -> list[tuple[int, object]]:
+    """For each column an action saves (GAME_SAVED, in its order): its place in the locking query's row, and how
+    SQLite's driver gives back the text written there (Django registers a parser for datetime columns), or None."""
+    db = connections[DEFAULT_DB_ALIAS]
+    places = {field.attname: index for index, field in enumerate(Game._meta.concrete_fields)}
+    readers = []
+    for name in GAME_SAVED:
+        field = Game._meta.get_field(name)
+        declared = (field.db_type(db) or "").split("(")[0].split(" ")[0].upper()
+        readers.append((places[field.attname], sqlite3.converters.get(declared)))
+    return readers
 
 
-def _held(db, *, look: bool) -> _Held | None:
-    """What `db` holds, if it is the connection of the database calls, on SQLite, in a transaction that holds the write
-    lock. With `look`, emptied first if another connection wrote since the last look: a game is taken only after one,
-    in its own transaction (a game is held after its commit, fresh then: the next look judges it with the rest)."""
-    if db.vendor != "sqlite" or not db.in_atomic_block or not serves_database_calls(db):
-        return None
-    if db.transaction_mode not in _WRITE_LOCKED:
-        return None  # another writer could commit between this look and the action's writes
-    held = getattr(db, "_held_games", None)
-    if held is None or held.connection is not db.connection:
-        held = db._held_games = _Held(db.connection)
-    if look:
-        (version,) = prepared.run("PRAGMA data_version", (), db).fetchone()
-        if version != held.data_version:
-            held.games.clear()
-            held.data_version = version
-    return held
+def _written_row(row: tuple, names: tuple[str, ...], written: list) -> tuple:
+    """The row the locking query gives once `row` has these columns written with these values (as adapted)."""
+    readers = _as_read("sqlite")
+    values = list(row)
+    for name, value in zip(names, written, strict=True):
+        place, reader = readers[GAME_SAVED.index(name)]
+        values[place] = value if reader is None or value is None else reader(str(value).encode())
+    return tuple(values)
 
 
 def _snapshot(game: Game) -> Game:
@@ -170,47 +145,39 @@ def _snapshot(game: Game) -> Game:
     copy.__dict__.update(game.__dict__)
     copy._state = ModelState()
     copy._state.db, copy._state.adding = game._state.db, False
-    for transient in ("_kept_state", "_prefetched_objects_cache"):
+    for transient in ("_kept_state", "_prefetched_objects_cache", "_row"):
         copy.__dict__.pop(transient, None)
     copy._seat_user_ids = list(game.seat_user_ids)
     copy._stored_values = dict(game._stored_values)
     return copy
 
 
-def held_forget(public_id: str, using: str = DEFAULT_DB_ALIAS) -> None:
-    """Forget what the connection holds of a game whose row is written other than by `game_save` (a queryset's
-    update), and hold nothing of it when the current transaction commits."""
-    held = getattr(connections[using], "_held_games", None)
-    if held is not None:
-        held.games.pop(public_id, None)
-        if connections[using].in_atomic_block:
-            held.barred.add(public_id)
-            transaction.on_commit(lambda: held.barred.discard(public_id), using=using)
-
-
-@receiver(post_save, sender=Game, dispatch_uid="games.store.held_forget")
-def _saved_by_the_orm(sender, instance: Game, using: str, **kwargs) -> None:
-    held_forget(instance.public_id, using)
+def _hold(public_id: str, row: tuple, game: Game) -> None:
+    _held.pop(public_id, None)
+    if len(_held) >= HELD:
+        del _held[next(iter(_held))]  # the oldest
+    _held[public_id] = (row, game)
 
 
 def game_locked(public_id: str) -> Game | None:
     """Return the game, its row locked until the transaction ends (select_for_update()), with the user id in each of
     its seats (`Game.seat_user_ids`: read once a game has started, then remembered), or None."""
     db = connections[DEFAULT_DB_ALIAS]
-    held = _held(db, look=True)
-    game = None if held is None else held.games.pop(public_id, None)
-    if game is not None:
-        kept = positions.take_written(public_id, game.state)
-        game._kept_state = None
-        if kept is not None:
-            game._kept_state = find_engine(game.kind).copy(kept[1]) if kept[2] else kept[1]
-        return game
     sql, names, converters = _locking(db.vendor)
     row = prepared.run(sql, [public_id], db).fetchone()
+    held = _held.pop(public_id, None)
     if row is None:
         return None
     # The position this process wrote last, if it is still the one stored: taken as kept, not decoded again.
     kept = positions.take(public_id, row[_STATE])
+    if held is not None and held[0] == row:
+        # The very row this process wrote last: its model, as that write left it, instead of building it again.
+        game = held[1]
+        game._row = row
+        game._kept_state = None
+        if kept is not None:
+            game._kept_state = find_engine(game.kind).copy(kept[1]) if kept[2] else kept[1]
+        return game
     values = []
     for index, (value, (column, functions)) in enumerate(zip(row, converters, strict=True)):
         if index == _STATE and kept is not None:
@@ -233,6 +200,7 @@ def game_locked(public_id: str) -> Game | None:
     else:
         game._seat_user_ids = list(seated)
     _remember_stored(game)
+    game._row = row if db.vendor == "sqlite" else None
     return game
 
 
@@ -264,11 +232,13 @@ def game_save(game: Game, state: object = None) -> None:
         text = written[names.index("state")]
         if isinstance(text, str):  # the text stored, as the database will give it back (not so for PostgreSQL)
             positions.keep_on_commit(game.public_id, text, game.state, state)
-    if game.status == Game.Status.PLAYING:
-        held = _held(connections[DEFAULT_DB_ALIAS], look=False)
-        if held is not None and game.public_id not in held.barred:
-            snapshot = _snapshot(game)
-            transaction.on_commit(lambda: held.hold(snapshot))
+    row = getattr(game, "_row", None)
+    if row is not None:
+        # Held once the transaction commits, with the row it is then, for the game's next action to compare.
+        game._row = row = _written_row(row, names, written)
+        if game.status == Game.Status.PLAYING:
+            snapshot, public_id = _snapshot(game), game.public_id
+            transaction.on_commit(lambda: _hold(public_id, row, snapshot))
 
 
 def kept_state(game: Game) -> object:

@@ -117,7 +117,6 @@ def _rank_if_signed_in(game: Game) -> None:
     names = dict(Seat.objects.filter(game=game).values_list("user_id", "user__username"))
     if all(name not in ANONYMOUS and not is_computer(user) for user, name in names.items()):
         Game.objects.filter(pk=game.pk).update(pool="web")
-        store.held_forget(game.public_id)
 
 
 @dataclass
