@@ -18,7 +18,17 @@ from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.backends.sqlite3.base import SQLiteCursorWrapper
-from django.db.models import DateTimeField, Field, JSONField, Model, QuerySet
+from django.db.models import (
+    BooleanField,
+    CharField,
+    DateTimeField,
+    Field,
+    ForeignKey,
+    IntegerField,
+    JSONField,
+    Model,
+    QuerySet,
+)
 
 
 class _Kept:
@@ -161,8 +171,21 @@ def lean_converters(functions: list, field: object, db: BaseDatabaseWrapper) -> 
     return functions
 
 
+@cache
+def _plain(field: Field) -> type | None:
+    """The class of the values the field writes as they are given (`get_db_prep_save` returns them as they are), as
+    None too: int in an integer or foreign key column, str in a text column; or None. Most values an action writes are
+    such."""
+    if isinstance(field, ForeignKey):
+        return _plain(field.target_field)
+    if isinstance(field, IntegerField) and not isinstance(field, BooleanField):
+        return int
+    return str if isinstance(field, CharField) else None
+
+
 def save_value(field: Field, value: Any, db: BaseDatabaseWrapper) -> Any:
-    """Return `field.get_db_prep_save(value, db)`. On SQLite, the values every action writes are adapted without
+    """Return `field.get_db_prep_save(value, db)`. An integer, a text or None in an integer, text or foreign key column
+    is written as it is, whatever the database. On SQLite, the values every action writes are adapted without
     Django's layers: an aware datetime in UTC as the text Django writes, and a JSON object or array as its JSON text,
     written by orjson (a position in a tenth of the standard library's time; compact, and characters past ASCII as
     they are, where Django escapes them: the same JSON value). On PostgreSQL, a JSON object or array is Django's
@@ -170,6 +193,9 @@ def save_value(field: Field, value: Any, db: BaseDatabaseWrapper) -> Any:
     past 64 bits, a lone surrogate), and Django writes those; a number that is not finite, which PostgreSQL refuses
     too, is no value of a game."""
     kind = value.__class__
+    plain = _plain(field)
+    if plain is not None and (kind is plain or value is None):
+        return value
     if db.vendor == "sqlite":
         if kind is datetime and value.tzinfo is UTC and isinstance(field, DateTimeField):
             if db.timezone is UTC and settings.USE_TZ:

@@ -135,6 +135,29 @@ def test_the_values_actions_write_are_adapted_as_django_adapts_them(value, momen
     assert prepared.save_value(changed_at, None, connection) is None
 
 
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.none() | st.integers(min_value=-(2**63), max_value=2**63 - 1) | st.text(max_size=12))
+def test_integers_texts_and_nothing_are_written_as_django_writes_them(value):
+    from games.models import Game, GameEvent, Seat
+
+    fields = (
+        [
+            GameEvent._meta.get_field(name)
+            for name in ("seq", "kind", "player", "game")  # unsigned, text, foreign keys
+        ]
+        + [Game._meta.get_field(name) for name in ("version", "status", "ending", "winner")]
+        + [Seat._meta.get_field("index")]
+    )
+    for field in fields:
+        try:
+            djangos = field.get_db_prep_save(value, connection)
+        except (TypeError, ValueError):  # a text in an integer column: refused there, written as it is here
+            assert isinstance(value, str)
+            continue
+        written = prepared.save_value(field, value, connection)
+        assert written == djangos and type(written) is type(djangos), field.name
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(moments)
 def test_datetimes_read_on_the_hot_paths_are_what_django_reads(moment):
