@@ -256,3 +256,32 @@ def test_a_call_on_the_loop_runs_in_its_callers_context_on_the_loops_own_connect
     assert len(connections_used) == 1 and id(connections[DEFAULT_DB_ALIAS]) not in connections_used
     assert [atomic for _, _, atomic in seen] == [True, True, False]  # a batch of two shares a transaction
     assert on_the_loop.batches == [2, 1]
+
+
+def test_a_call_soon_after_a_batch_waits_for_the_calls_that_follow_it_and_one_on_a_quiet_loop_runs_at_once(monkeypatch):
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    calls = Counted()
+    calls.gather = 1.0  # far longer than the few turns of the loop between the calls below, however busy the machine
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        first = calls.submit(room_add, (1,), {})
+        await asyncio.sleep(0)  # a quiet loop: the call ran at the next turn
+        assert calls.batches == [1] and first.done()
+        # Within a second of that batch: the next call waits for those that follow it.
+        second = calls.submit(room_add, (2,), {})
+        for _ in range(3):
+            await asyncio.sleep(0)
+        third = calls.submit(room_add, (3,), {})
+        assert await asyncio.gather(second, third) == [2, 3]
+        assert calls.batches == [1, 2]
+        # Long after the last batch: at once again.
+        calls.flushed_at[loop] = loop.time() - 10
+        fourth = calls.submit(room_add, (4,), {})
+        await asyncio.sleep(0)
+        assert calls.batches == [1, 2, 1] and fourth.done()
+
+    try:
+        asyncio.run(main())
+    finally:
+        calls.stop()
