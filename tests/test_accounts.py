@@ -49,6 +49,35 @@ def test_a_verified_pair_is_remembered_without_the_password(real_password_hasher
     assert b"zp" not in stored_cache_bytes()
 
 
+def test_with_a_cache_of_the_processs_own_a_pair_and_a_nicks_wrong_passwords_are_read_from_memory(
+    settings, monkeypatch
+):
+    from datetime import UTC, datetime
+
+    import time_machine
+    from django.core.cache.backends.locmem import LocMemCache
+
+    from accounts.services import remembered_user_id
+    from core import limits
+
+    settings.TAB_LOGIN_FAILURES_PER_MINUTE = 2
+    user_id = user_register(nick="zp", password="secret")
+    reads: list[object] = []
+    monkeypatch.setattr(LocMemCache, "get_many", lambda cache, keys, version=None: reads.append(keys) or {})
+    assert remembered_user_id("zp", "secret") == user_id
+    assert remembered_user_id("zp", "guess") is None
+    assert reads == []  # neither the pair nor a count of wrong passwords that nobody gave
+    # Once this process counted one, the nick's count is read: the limit holds for a right guess too. At the start of a
+    # minute (on a controlled clock), so that the counts fall in one window however slow the run.
+    monkeypatch.undo()
+    settings.TAB_LOGIN_FAILURES_PER_MINUTE = 2
+    with time_machine.travel(datetime(2026, 3, 1, 12, 0, tzinfo=UTC), tick=True):
+        limits.login_failed("zp")
+        limits.login_failed("zp")
+        with pytest.raises(limits.Throttled):
+            remembered_user_id("zp", "secret")
+
+
 def test_a_wrong_password_is_refused_even_when_the_right_one_is_remembered():
     user_register(nick="zp", password="secret")
     user_authenticate(nick="zp", password="secret")
