@@ -376,21 +376,29 @@ def _empty_cells_json(x: int, first: int) -> str:
 
 def board_json(state: State, mover: str | None) -> str:
     """Return `board(state, mover)` as JSON text, from the texts of its cells and of each point's empty cells written
-    once."""
-    plan = state.plan() if mover else {}
+    once; a cell with moves is its text with theirs added (the standard library's text, as `json.dumps` writes it)."""
+    targets: dict[int, list[int]] = {}
+    if mover:
+        for origin, destination in state.plan():
+            targets.setdefault(origin, []).append(destination)
     parts = []
     for x in range(1, 25):
         stack = state.points[x]
         height = len(stack)
-        for y, (colour, number) in enumerate(stack, 1):
-            piece = (colour, number)
-            if mover and y == height and colour == mover:
-                parts.append(json.dumps({**_cell(x, y, piece), "moves": _moves(state, plan, mover, x)}))
+        for y, piece in enumerate(stack, 1):
+            if mover and y == height and piece[0] == mover:
+                moves = ", ".join(_target_json(state, mover, destination) for destination in sorted(targets.get(x, ())))
+                parts.append(f'{_cell_json(x, y, piece)[:-1]}, "moves": [{moves}]}}')
             else:
                 parts.append(_cell_json(x, y, piece))
         if height < 15:
             parts.append(_empty_cells_json(x, height + 1))
     return "[" + ", ".join(parts) + "]"
+
+
+def _target_json(state: State, side: str, destination: int) -> str:
+    target = _target(state, side, destination)
+    return f'{{"x": {target["x"]}, "y": {target["y"]}}}'
 
 
 def _target(state: State, side: str, destination: int) -> dict[str, int]:
