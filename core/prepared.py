@@ -173,9 +173,9 @@ def lean_converters(functions: list, field: object, db: BaseDatabaseWrapper) -> 
 
 @cache
 def _plain(field: Field) -> type | None:
-    """The class of the values the field writes as they are given (`get_db_prep_save` returns them as they are), as
-    None too: int in an integer or foreign key column, str in a text column; or None. Most values an action writes are
-    such."""
+    """The class of the values the field writes as they are given on SQLite (`get_db_prep_save` returns them as they
+    are), as None too: int in an integer or foreign key column, str in a text column; or None. Most values an action
+    writes are such. (With psycopg 3 Django wraps an integer in its column's type: there only text is as given.)"""
     if isinstance(field, ForeignKey):
         return _plain(field.target_field)
     if isinstance(field, IntegerField) and not isinstance(field, BooleanField):
@@ -184,17 +184,17 @@ def _plain(field: Field) -> type | None:
 
 
 def save_value(field: Field, value: Any, db: BaseDatabaseWrapper) -> Any:
-    """Return `field.get_db_prep_save(value, db)`. An integer, a text or None in an integer, text or foreign key column
-    is written as it is, whatever the database. On SQLite, the values every action writes are adapted without
-    Django's layers: an aware datetime in UTC as the text Django writes, and a JSON object or array as its JSON text,
-    written by orjson (a position in a tenth of the standard library's time; compact, and characters past ASCII as
-    they are, where Django escapes them: the same JSON value). On PostgreSQL, a JSON object or array is Django's
-    adapter with its text written by orjson. orjson refuses what is not plain JSON (a key that is not text, an integer
-    past 64 bits, a lone surrogate), and Django writes those; a number that is not finite, which PostgreSQL refuses
-    too, is no value of a game."""
+    """Return `field.get_db_prep_save(value, db)`. A text or None in a text column, and None in an integer or
+    foreign key column, are written as they are, whatever the database; on SQLite an integer in an integer column
+    too. On SQLite, the values every action writes are adapted without Django's layers: an aware datetime in UTC as
+    the text Django writes, and a JSON object or array as its JSON text, written by orjson (a position in a tenth of
+    the standard library's time; compact, and characters past ASCII as they are, where Django escapes them: the same
+    JSON value). On PostgreSQL, a JSON object or array is Django's adapter with its text written by orjson. orjson
+    refuses what is not plain JSON (a key that is not text, an integer past 64 bits, a lone surrogate), and Django
+    writes those; a number that is not finite, which PostgreSQL refuses too, is no value of a game."""
     kind = value.__class__
     plain = _plain(field)
-    if plain is not None and (kind is plain or value is None):
+    if plain is not None and (value is None or kind is plain and (plain is str or db.vendor == "sqlite")):
         return value
     if db.vendor == "sqlite":
         if kind is datetime and value.tzinfo is UTC and isinstance(field, DateTimeField):
