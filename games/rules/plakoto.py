@@ -418,6 +418,10 @@ def _most(state: State, side: str, dice: tuple[int, ...], memo: dict[tuple[Posit
     key = (state.shape(), dice)
     if key in memo:
         return memo[key]
+    if len(dice) == 1:
+        # The last die: any move by it uses it, whether or not it ends the game.
+        best = memo[key] = 1 if state._targets(side, dice[0]) else 0
+        return best
     best = 0
     for die, after in _splits(dice):
         for move in state._targets(side, die):
