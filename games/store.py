@@ -116,7 +116,7 @@ _held: dict[str, tuple[tuple, Game]] = {}
 
 
 @cache
-def _as_read(vendor: str) -> list[tuple[int, object]]:
+def _as_read() -> list[tuple[int, object]]:
     """For each column an action saves (GAME_SAVED, in its order): its place in the locking query's row, and how
     SQLite's driver gives back the text written there (Django registers a parser for datetime columns), or None."""
     db = connections[DEFAULT_DB_ALIAS]
@@ -131,7 +131,7 @@ def _as_read(vendor: str) -> list[tuple[int, object]]:
 
 def _written_row(row: tuple, names: tuple[str, ...], written: list) -> tuple:
     """The row the locking query gives once `row` has these columns written with these values (as adapted)."""
-    readers = _as_read("sqlite")
+    readers = _as_read()
     values = list(row)
     for name, value in zip(names, written, strict=True):
         place, reader = readers[GAME_SAVED.index(name)]
@@ -174,9 +174,7 @@ def game_locked(public_id: str) -> Game | None:
         # The very row this process wrote last: its model, as that write left it, instead of building it again.
         game = held[1]
         game._row = row
-        game._kept_state = None
-        if kept is not None:
-            game._kept_state = find_engine(game.kind).copy(kept[1]) if kept[2] else kept[1]
+        _give_kept(game, kept)
         return game
     values = []
     for index, (value, (column, functions)) in enumerate(zip(row, converters, strict=True)):
@@ -187,10 +185,7 @@ def game_locked(public_id: str) -> Game | None:
                 value = function(value, column, db)
         values.append(value)
     game = Game.from_db(DEFAULT_DB_ALIAS, names, values)
-    game._kept_state = None
-    if kept is not None:
-        # A state that reads have is theirs to keep: the action changes a copy (far cheaper than decoding one).
-        game._kept_state = find_engine(game.kind).copy(kept[1]) if kept[2] else kept[1]
+    _give_kept(game, kept)
     # Remembered only for a game that has started: a start undone by its transaction may have left its seats here.
     seated = _seated.get(public_id) if game.status != Game.Status.WAITING else None
     if seated is None:
@@ -239,6 +234,14 @@ def game_save(game: Game, state: object = None) -> None:
         if game.status == Game.Status.PLAYING:
             snapshot, public_id = _snapshot(game), game.public_id
             transaction.on_commit(lambda: _hold(public_id, row, snapshot))
+
+
+def _give_kept(game: Game, kept: tuple[object, object, bool] | None) -> None:
+    """Give the game just locked the rules' state kept of its stored position (`positions.take`), if there is one: a
+    state that reads have is theirs to keep, and the action changes a copy (far cheaper than decoding one)."""
+    game._kept_state = None
+    if kept is not None:
+        game._kept_state = find_engine(game.kind).copy(kept[1]) if kept[2] else kept[1]
 
 
 def kept_state(game: Game) -> object:
