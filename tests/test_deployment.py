@@ -142,7 +142,8 @@ def test_server_errors_are_json_without_a_traceback(start_server, live_databases
 
 
 # Run in the scripts below: whether a large block that glibc's default threshold would give its own mapping comes from
-# the heap (the threshold moved) after a larger one was freed.
+# the heap (the threshold moved) after a larger one was freed. A free stretch of the heap serves a block whatever the
+# threshold, so the heap's free top is given back first and the block is larger than anything a start-up frees.
 LARGE_BLOCK_FROM_HEAP = """
 import ctypes
 
@@ -150,8 +151,9 @@ def large_block_from_heap():
     libc = ctypes.CDLL(None)
     libc.malloc.restype = ctypes.c_void_p
     libc.free.argtypes = [ctypes.c_void_p]
-    libc.free(libc.malloc(1 << 20))  # above the threshold: its own mapping, and once freed, the threshold moves up
-    block = libc.malloc(512 << 10)
+    libc.free(libc.malloc(8 << 20))  # above the threshold: its own mapping, and once freed, the threshold moves up
+    libc.malloc_trim(0)
+    block = libc.malloc(4 << 20)
     with open("/proc/self/maps") as maps:
         heap = [line.split()[0] for line in maps if line.rstrip().endswith("[heap]")]
     libc.free(block)
