@@ -223,8 +223,33 @@ def update(model: type[Model], pk: Any, values: dict[str, Any]) -> list[Any]:
     """Set these fields (by name) of the row `pk` (`model.objects.filter(pk=pk).update(**values)`, for plain
     values), the UPDATE written once per model, fields and database vendor, each value adapted by its field; return
     the values as adapted, in the order given."""
+    statement, params = update_statement(model, pk, values)
+    run(*statement)
+    return params
+
+
+def update_statement(model: type[Model], pk: Any, values: dict[str, Any]) -> tuple[tuple[str, list], list[Any]]:
+    """`update`'s statement (its SQL and parameters) to be run later (`run_together`), and the values as adapted."""
     db = connections[DEFAULT_DB_ALIAS]
     sql, fields = _update(model, tuple(values), db.vendor)
     params = [save_value(field, value, db) for field, value in zip(fields, values.values(), strict=True)]
-    run(sql, [*params, model._meta.pk.get_db_prep_value(pk, db)], db)
-    return params
+    return (sql, [*params, model._meta.pk.get_db_prep_value(pk, db)]), params
+
+
+def run_together(statements: list[tuple[str, list]]) -> None:
+    """Run statements built once whose results no one reads (writes), in their order, on this thread's connection.
+
+    On PostgreSQL in one trip to the server (psycopg's pipeline mode): each statement is sent without waiting for the
+    answer of the one before, and the answers are read together at the end, where an error of any of them is raised,
+    as Django's. A write of an action waited for its own answer, each trip a wake-up of the server's process and of
+    ours. On SQLite, which waits for no network, one after the other (`run`), as when Django sees them."""
+    db = connections[DEFAULT_DB_ALIAS]
+    if len(statements) == 1 or db.vendor != "postgresql" or db.queries_logged or db.execute_wrappers:
+        for sql, params in statements:
+            run(sql, params, db)
+        return
+    kept = _kept(db)
+    db.validate_no_broken_transaction()
+    with db.wrap_database_errors, kept.connection.pipeline():
+        for sql, params in statements:
+            kept.cursor.execute(sql, params)

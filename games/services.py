@@ -161,21 +161,24 @@ def _record(
     game: Game, kind: str, player_id: int | None, data: dict, now: datetime, state: object = None, *, save: bool = True
 ) -> None:
     """Advance the game's version, log the action under it, and publish the change after commit. `state` is the rules
-    state that `game.state` was made from, if the caller has it (it need not be decoded again). Without `save`, the
-    caller saves the game itself, before its transaction ends (once for several records: `_automatic`)."""
+    state that `game.state` was made from, if the caller has it (it need not be decoded again). The log's entry is
+    written with the game's save (`_save`); without `save`, the caller saves the game itself, before its transaction
+    ends (once for several records: `_automatic`)."""
     game.version += 1
     game.changed_at = now
+    store.event_pending(game=game, kind=kind, player_id=player_id, data=data, at=now)
     if save:
         _save(game, state)
-    store.event_add(game=game, kind=kind, player_id=player_id, data=data, at=now)
     publication.publish_on_commit(game, state, final=game.status == Game.Status.FINISHED)
     if game.status == Game.Status.PLAYING:
         runner.after_change(game.public_id, seat_on_turn(game, state)[1])
 
 
 def _save(game: Game, state: object = None) -> None:
+    """Save the game, and the entries of its log that `_record` left to be written with it."""
     if game.pk is None:
         game.save()
+        store.events_write(game)
     else:
         store.game_save(game, state)
 

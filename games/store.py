@@ -221,7 +221,9 @@ def game_save(game: Game, state: object = None) -> None:
     names = tuple(
         name for name in GAME_SAVED if stored is None or _changed(getattr(game, _ATTNAMES[name]), stored[name])
     )
-    written = prepared.update(Game, game.pk, {name: getattr(game, _ATTNAMES[name]) for name in names})
+    update, written = prepared.update_statement(Game, game.pk, {name: getattr(game, _ATTNAMES[name]) for name in names})
+    # The log's entries of this change and the game's row together (on PostgreSQL in one trip to the server).
+    prepared.run_together([*_entries_taken(game), update])
     _remember_stored(game)
     if state is not None and game.status == Game.Status.PLAYING and "state" in names:
         text = written[names.index("state")]
@@ -253,10 +255,33 @@ def kept_state(game: Game) -> object:
 
 def event_add(*, game: Game, kind: str, player_id: int | None, data: dict, at: datetime) -> None:
     """Add the entry of the game's current version to its log (`GameEvent.objects.create(…)`)."""
+    event_pending(game=game, kind=kind, player_id=player_id, data=data, at=at)
+    events_write(game)
+
+
+def event_pending(*, game: Game, kind: str, player_id: int | None, data: dict, at: datetime) -> None:
+    """`event_add`, written with the game's next save (`game_save`, or `events_write` after the game's first save),
+    which must come in the same transaction: an action logs one entry or several, then saves the game once."""
+    pending: list[tuple] = game.__dict__.setdefault("_entries_pending", [])
+    pending.append((game.version, kind, player_id, data, at))
+
+
+def events_write(game: Game) -> None:
+    """Write the game's log entries still pending (`event_pending`)."""
+    prepared.run_together(_entries_taken(game))
+
+
+def _entries_taken(game: Game) -> list[tuple[str, list]]:
+    """The INSERT statements of the game's pending log entries, which are no longer pending."""
+    pending: list[tuple] = game.__dict__.pop("_entries_pending", [])
+    if not pending:
+        return []
     db = connections[DEFAULT_DB_ALIAS]
     sql, fields = _insert(db.vendor)
-    values = (game.pk, game.version, kind, player_id, data, at)
-    prepared.run(sql, [prepared.save_value(field, value, db) for field, value in zip(fields, values, strict=True)], db)
+    return [
+        (sql, [prepared.save_value(field, value, db) for field, value in zip(fields, (game.pk, *entry), strict=True)])
+        for entry in pending
+    ]
 
 
 @cache

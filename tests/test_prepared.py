@@ -74,6 +74,26 @@ def test_their_errors_are_djangos_and_undo_only_their_savepoint():
     assert query.first(room.pk)[0] == room.pk  # the connection serves on
 
 
+def test_statements_run_together_write_in_order_and_fail_together_as_djangos():
+    from django.db import IntegrityError, transaction
+
+    room, _ = room_create(holder=Holder.new())
+    game = room.game
+    first, _ = prepared.update_statement(type(game), game.pk, {"pool": "first"})
+    then, _ = prepared.update_statement(type(game), game.pk, {"pool": "then", "variant": "v"})
+    prepared.run_together([first, then])
+    game.refresh_from_db()
+    assert (game.pool, game.variant) == ("then", "v")
+    # A statement that fails after one that did not: the error is Django's, raised by the call (on PostgreSQL, once
+    # the answers are read together), and nothing of the call stays once its block is undone.
+    failing, _ = prepared.update_statement(type(game), game.pk, {"kind": None})  # NOT NULL
+    with pytest.raises(IntegrityError), transaction.atomic():
+        prepared.run_together([first, failing])
+    game.refresh_from_db()
+    assert game.pool == "then"
+    assert query.first(room.pk)[0] == room.pk  # the connection serves on
+
+
 def test_they_are_refused_in_a_transaction_that_must_be_rolled_back():
     from django.db import transaction
     from django.db.transaction import TransactionManagementError
