@@ -6,4 +6,8 @@ class AccountsConfig(AppConfig):
     verbose_name = "Accounts"
 
     def ready(self) -> None:
-        from . import signals  # noqa: F401
+        from core import dbthread
+
+        from . import services, signals  # noqa: F401
+
+        dbthread.around_each_batch(services.read_ahead)

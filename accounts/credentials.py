@@ -21,12 +21,15 @@ class signing in at the start of a lesson) expired in the same second, and every
 a hash at once. Times are the wall clock's, as the caches' own.
 """
 
+import contextlib
 import hmac
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Iterator
 
 from django.conf import settings
+from django.core.cache import BaseCache
 
 from core.caching import cache_is_shared, thread_cache
 
@@ -102,6 +105,45 @@ def remembered_user_id(nick: str, password: str) -> int | None:
     return remembered_user_id_with(nick, password, ())[0]
 
 
+def key_of(nick: str) -> str:
+    """The shared cache's key of the nick's remembered pair."""
+    return _key(nick)
+
+
+# What the shared cache held at the keys read ahead by this thread (`reading_ahead`), MISSING where it held nothing.
+_ahead = threading.local()
+MISSING = object()
+
+
+@contextlib.contextmanager
+def reading_ahead(keys: list[str]) -> Iterator[None]:
+    """Read the shared cache at these keys now, in one trip, and answer the reads of this thread inside the block that
+    ask for no other key from what was read (a batch of database calls: one trip for all its players' pairs instead
+    of one each). What this thread remembers or forgets meanwhile is read afresh."""
+    if not keys or not cache_is_shared():
+        yield
+        return
+    held = thread_cache().get_many(keys)
+    _ahead.values = {key: held.get(key, MISSING) for key in keys}
+    try:
+        yield
+    finally:
+        _ahead.values = None
+
+
+def _read(cache: BaseCache, keys: list[str]) -> dict:
+    ahead: dict | None = getattr(_ahead, "values", None)
+    if ahead is not None and all(key in ahead for key in keys):
+        return {key: value for key in keys if (value := ahead[key]) is not MISSING}
+    return cache.get_many(keys)
+
+
+def _forget_ahead(key: str) -> None:
+    ahead: dict | None = getattr(_ahead, "values", None)
+    if ahead is not None:
+        ahead.pop(key, None)
+
+
 def remembered_user_id_with(nick: str, password: str, keys: tuple[str, ...]) -> tuple[int | None, dict]:
     """`remembered_user_id`, and what the cache holds at other `keys`, read in the same trip (a dict without the keys
     it does not hold)."""
@@ -110,7 +152,7 @@ def remembered_user_id_with(nick: str, password: str, keys: tuple[str, ...]) -> 
         # The process's own cache: what this process remembered is all there is.
         return local_pairs.used(nick, _fingerprint(nick, password)), cache.get_many(keys) if keys else {}
     key = _key(nick)
-    found = cache.get_many([key, *keys])
+    found = _read(cache, [key, *keys])
     entry = found.pop(key, None)
     # A miss, or the shared cache unreachable? django-redis answers None for both, but has_key answers None only for
     # the latter (a bool otherwise): asked on a miss alone, which is rare.
@@ -134,10 +176,12 @@ def remember(nick: str, password: str, user_id: int) -> None:
     fingerprint = _fingerprint(nick, password)
     if cache_is_shared():
         thread_cache().set(_key(nick), (fingerprint, user_id), settings.TAB_CREDENTIALS_TTL)
+        _forget_ahead(_key(nick))
     local_pairs.set(nick, fingerprint, user_id)
 
 
 def forget(nick: str) -> None:
     if cache_is_shared():
         thread_cache().delete(_key(nick))
+        _forget_ahead(_key(nick))
     local_pairs.delete(nick)

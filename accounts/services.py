@@ -5,9 +5,12 @@ Both are coroutines, because they run in two kinds of thread: the database work 
 a worker thread, so that hashing never holds up the games of other players.
 """
 
+import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from importlib import import_module
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -16,6 +19,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from core import limits
+from core.dbthread import Call
 from core.dbthread import in_database_thread as _in_database_thread
 from core.errors import Refusal
 
@@ -48,6 +52,29 @@ def remembered_user_id(nick: str, password: str) -> int | None:
     if failures is not None:
         limits.check_login_failures(failures, found.get(failures[0]) or 0)
     return user_id
+
+
+def checks_login[F: Callable[..., Any]](function: F) -> F:
+    """Mark a database call whose first argument is the (nick, password) it checks with `remembered_user_id`: the
+    credentials of a batch's calls so marked are read from the shared cache together (`read_ahead`)."""
+    function.checks_login = True  # type: ignore[attr-defined]
+    return function
+
+
+def read_ahead(calls: list[Call]) -> contextlib.AbstractContextManager[None]:
+    """Around a batch of database calls (core.dbthread.around_each_batch): with a shared cache (Redis), the remembered
+    pairs and wrong-password counts of the players of its calls marked `checks_login`, read in one trip, where each
+    call made its own, one after the other, each waited for by the whole batch."""
+    keys: list[str] = []
+    for call in calls:
+        login = call.args[0] if call.args and getattr(call.function, "checks_login", False) else None
+        if isinstance(login, tuple) and len(login) == 2 and isinstance(login[0], str):
+            keys.append(credentials.key_of(login[0]))
+            # The count's key names the client's address, which the call's own context holds.
+            failures = call.context.run(limits.login_failures, login[0])
+            if failures is not None:
+                keys.append(failures[0])
+    return credentials.reading_ahead(keys if len(keys) > 1 else [])
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ itself. This is group commit: under load one commit (and, with the thread, one w
 loop) serve many actions, where each action used to pay for all three; when the server is quiet a batch is a single
 call and nothing waits for company. Results and errors reach the callers only after the commit; the updates of a batch
 are published once it has committed, together (one trip to Redis for the batch: `around_each_batch`,
-games.publication.gathered), before any caller has its answer.
+games.publication.gathered), before any caller has its answer; the credentials its calls check are read together too
+(accounts.services.read_ahead).
 
 If the transaction of a batch fails as a whole (a deadlock between two server processes on PostgreSQL, a lost
 connection), nothing of it was committed: each call is run again alone, in its own transaction, and gets its own
@@ -88,7 +89,7 @@ class _Batches:
         try:
             with contextlib.ExitStack() as around:
                 for context in _around_batches:
-                    around.enter_context(context())
+                    around.enter_context(context(batch))
                 self.run_batch(batch)
         except Exception as error:  # the server must live on: every caller hears of it
             logger.exception("database calls failed")
@@ -251,12 +252,13 @@ class DatabaseThread(_Batches):
         connections.close_all()
 
 
-# What each batch runs inside, given by the apps that need it (games.publication: the batch's updates sent together).
-_around_batches: list[Callable[[], contextlib.AbstractContextManager]] = []
+# What each batch runs inside, given the batch's calls (each a `Call`: its function and arguments), by the apps that
+# need it: games.publication (the batch's updates sent together), accounts (the credentials of its calls read together).
+_around_batches: list[Callable[[list[Call]], contextlib.AbstractContextManager]] = []
 
 
-def around_each_batch(context: Callable[[], contextlib.AbstractContextManager]) -> None:
-    """Run every batch of the database thread inside `context()`."""
+def around_each_batch(context: Callable[[list[Call]], contextlib.AbstractContextManager]) -> None:
+    """Run every batch of database calls inside `context(calls)`."""
     if context not in _around_batches:
         _around_batches.append(context)
 

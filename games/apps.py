@@ -11,7 +11,7 @@ class GamesConfig(AppConfig):
         from . import invitations, lobby, publication, selectors
 
         publication.install()
-        dbthread.around_each_batch(publication.gathered)
+        dbthread.around_each_batch(publication.gathered_batch)
         # Tâb's matches between accounts are the platform's own: its page seats them.
         lobby.register_seeks("tab", selectors.tab_seeks)
         invitations.INVITABLE.add("tab")

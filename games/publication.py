@@ -137,6 +137,11 @@ def gathered() -> Iterator[None]:
                 logger.exception("publishing %d updates failed", len(events))
 
 
+def gathered_batch(calls: object) -> contextlib.AbstractContextManager[None]:
+    """`gathered()` around a batch of database calls (core.dbthread.around_each_batch)."""
+    return gathered()
+
+
 # Told the channel of every change committed in this process, in the committing thread, before anything else hears of
 # it (protocols/plakoto/polls.py: answers kept in memory are dropped there).
 _observers: list[Callable[[str], None]] = []

@@ -277,6 +277,60 @@ def test_a_remembered_pair_and_the_nicks_wrong_passwords_are_one_trip_to_redis(s
             remembered_user_id("zp", "secret")
 
 
+@pytest.mark.redis
+@pytest.mark.django_db(transaction=True)
+def test_the_calls_of_a_batch_read_their_players_credentials_in_one_trip_to_redis(settings, shared_cache):
+    from datetime import UTC, datetime
+
+    import redis
+    import time_machine
+
+    from accounts.services import checks_login, remembered_user_id
+    from core import limits
+    from core.dbthread import DatabaseThread
+
+    from .live import REDIS_TEST_URL
+    from .test_dbthread import thread_batch
+
+    settings.TAB_LOGIN_FAILURES_PER_MINUTE = 2
+    nicks = ("zp", "jpleal", "ana")
+    for nick in nicks:
+        user_register(nick=nick, password="secret")
+    ids = dict(User.objects.filter(username__in=nicks).values_list("username", "id"))
+
+    @checks_login
+    def player(login: tuple[str, str]) -> int | None:
+        return remembered_user_id(*login)
+
+    server = redis.Redis.from_url(REDIS_TEST_URL)
+    database = server.connection_pool.connection_kwargs.get("db", 0)
+    marker = redis.Redis.from_url(REDIS_TEST_URL)
+    marker.ping()  # connected before: its handshake is not counted
+    thread = DatabaseThread()
+    thread.thread.start()
+    try:
+        thread_batch(thread, [(player, ("zp", "secret"))])  # the thread's own client connects
+        # At the start of a minute (on a controlled clock), so that the counts fall in one window however slow the run.
+        with time_machine.travel(datetime(2026, 3, 1, 12, 0, tzinfo=UTC), tick=True):
+            limits.login_failed("ana")
+            limits.login_failed("ana")
+            with server.monitor() as monitor:  # every command the server runs, of any client and database
+                outcomes = thread_batch(
+                    thread, [(player, ("zp", "secret")), (player, ("jpleal", "wrong")), (player, ("ana", "secret"))]
+                )
+                marker.echo("seen")
+                commands = []
+                while (command := monitor.next_command())["command"] != "ECHO seen":
+                    if command["db"] == database:
+                        commands.append(command["command"].split()[0])
+    finally:
+        thread.stop()
+    # Each call has its own answer: the right pair its player, a wrong one none, a throttled nick a refusal.
+    assert outcomes[:2] == [ids["zp"], None] and isinstance(outcomes[2], limits.Throttled)
+    # The pairs and the counts of the three were read in one trip.
+    assert [name for name in commands if name in ("GET", "MGET", "EXISTS")] == ["MGET"]
+
+
 def test_hashing_refuses_at_once_what_it_could_not_do_promptly():
     import asyncio
     import threading

@@ -15,7 +15,7 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from accounts.nickrule import NICK_MAX_LENGTH
-from accounts.services import PASSWORD_MAX_LENGTH, remembered_user_id, user_verify
+from accounts.services import PASSWORD_MAX_LENGTH, checks_login, remembered_user_id, user_verify
 from core.calls import arguments, refused
 from core.dbthread import in_database_thread
 from core.errors import Refusal
@@ -150,6 +150,7 @@ def nick_and_password(args: dict[str, Any]) -> tuple[str, str]:
 _UNVERIFIED = object()
 
 
+@checks_login
 def _as_remembered_player[Result](login: tuple[str, str], service: Callable[..., Result], arguments: dict) -> Any:
     user_id = remembered_user_id(*login)
     return _UNVERIFIED if user_id is None else service(user_id=user_id, **arguments)
