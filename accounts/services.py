@@ -19,6 +19,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from core import limits
+from core.caching import cache_is_shared
 from core.dbthread import Call
 from core.dbthread import in_database_thread as _in_database_thread
 from core.errors import Refusal
@@ -66,7 +67,7 @@ def read_ahead(calls: list[Call]) -> contextlib.AbstractContextManager[None]:
     pairs and wrong-password counts of the players of its calls marked `checks_login`, read in one trip, where each
     call made its own, one after the other, each waited for by the whole batch."""
     keys: list[str] = []
-    for call in calls:
+    for call in calls if len(calls) > 1 and cache_is_shared() else ():
         login = call.args[0] if call.args and getattr(call.function, "checks_login", False) else None
         if isinstance(login, tuple) and len(login) == 2 and isinstance(login[0], str):
             keys.append(credentials.key_of(login[0]))
