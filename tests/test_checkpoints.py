@@ -55,13 +55,17 @@ def test_the_servers_connections_checkpoint_later_and_the_thread_copies_the_page
         assert started is None  # PostgreSQL has no such thing
         return
     assert started is not None and started.thread.is_alive()
+    # The thread's connection open first (it made a checkpoint): otherwise the writer's connection may be the last one
+    # to the database when it closes, and SQLite copies the log back itself then, leaving the thread nothing to copy.
+    deadline = time.monotonic() + 60
+    while started.checkpoints == 0:
+        assert time.monotonic() < deadline, "the thread made no checkpoint"
+        time.sleep(0.05)
     assert in_new_thread(write_pages) == checkpoints.AUTOMATIC_PAGES
     # Written far below the connections' own limit: what is in the database file now, the thread copied.
-    deadline = time.monotonic() + 60
     while started.pages == 0:
         assert time.monotonic() < deadline, "no page was copied back"
         time.sleep(0.05)
-    assert started.checkpoints > 0
 
 
 def test_stopped_the_connections_are_sqlites_again(started):
