@@ -90,7 +90,8 @@ class _LocalPairs:
 local_pairs = _LocalPairs()
 
 
-def _key(nick: str) -> str:
+def key_of(nick: str) -> str:
+    """The shared cache's key of the nick's remembered pair."""
     digest = hmac.digest(settings.SECRET_KEY.encode(), b"nick\0" + nick.encode(), "sha256").hex()
     return f"tab:credentials:{digest[:40]}"
 
@@ -105,11 +106,6 @@ def remembered_user_id(nick: str, password: str) -> int | None:
     return remembered_user_id_with(nick, password, ())[0]
 
 
-def key_of(nick: str) -> str:
-    """The shared cache's key of the nick's remembered pair."""
-    return _key(nick)
-
-
 # What the shared cache held at the keys read ahead by this thread (`reading_ahead`), MISSING where it held nothing.
 _ahead = threading.local()
 MISSING = object()
@@ -117,12 +113,9 @@ MISSING = object()
 
 @contextlib.contextmanager
 def reading_ahead(keys: list[str]) -> Iterator[None]:
-    """Read the shared cache at these keys now, in one trip, and answer the reads of this thread inside the block that
-    ask for no other key from what was read (a batch of database calls: one trip for all its players' pairs instead
-    of one each). What this thread remembers or forgets meanwhile is read afresh."""
-    if not keys or not cache_is_shared():
-        yield
-        return
+    """Read the shared cache (Redis) at these keys now, in one trip, and answer the reads of this thread inside the
+    block that ask for no other key from what was read (a batch of database calls: one trip for all its players' pairs
+    instead of one each). What this thread remembers or forgets meanwhile is read afresh."""
     held = thread_cache().get_many(keys)
     _ahead.values = {key: held.get(key, MISSING) for key in keys}
     try:
@@ -151,7 +144,7 @@ def remembered_user_id_with(nick: str, password: str, keys: tuple[str, ...]) -> 
     if not cache_is_shared():
         # The process's own cache: what this process remembered is all there is.
         return local_pairs.used(nick, _fingerprint(nick, password)), cache.get_many(keys) if keys else {}
-    key = _key(nick)
+    key = key_of(nick)
     found = _read(cache, [key, *keys])
     entry = found.pop(key, None)
     # A miss, or the shared cache unreachable? django-redis answers None for both, but has_key answers None only for
@@ -175,13 +168,15 @@ def _user_id(entry: tuple | None, nick: str, password: str) -> int | None:
 def remember(nick: str, password: str, user_id: int) -> None:
     fingerprint = _fingerprint(nick, password)
     if cache_is_shared():
-        thread_cache().set(_key(nick), (fingerprint, user_id), settings.TAB_CREDENTIALS_TTL)
-        _forget_ahead(_key(nick))
+        key = key_of(nick)
+        thread_cache().set(key, (fingerprint, user_id), settings.TAB_CREDENTIALS_TTL)
+        _forget_ahead(key)
     local_pairs.set(nick, fingerprint, user_id)
 
 
 def forget(nick: str) -> None:
     if cache_is_shared():
-        thread_cache().delete(_key(nick))
-        _forget_ahead(_key(nick))
+        key = key_of(nick)
+        thread_cache().delete(key)
+        _forget_ahead(key)
     local_pairs.delete(nick)

@@ -75,7 +75,7 @@ def read_ahead(calls: list[Call]) -> contextlib.AbstractContextManager[None]:
             failures = call.context.run(limits.login_failures, login[0])
             if failures is not None:
                 keys.append(failures[0])
-    return credentials.reading_ahead(keys if len(keys) > 1 else [])
+    return credentials.reading_ahead(keys) if len(keys) > 1 else contextlib.nullcontext()
 
 
 @dataclass(frozen=True)

@@ -72,7 +72,7 @@ def run(sql: str, params: list | tuple, db: BaseDatabaseWrapper | None = None) -
     goes through Django's cursor instead."""
     if db is None:
         db = connections[DEFAULT_DB_ALIAS]
-    if db.queries_logged or db.execute_wrappers:
+    if _seen_by_django(db):
         django_cursor = db.cursor()
         django_cursor.execute(sql, params)
         return django_cursor
@@ -84,6 +84,12 @@ def run(sql: str, params: list | tuple, db: BaseDatabaseWrapper | None = None) -
     with db.wrap_database_errors:
         kept.cursor.execute(driver_sql, params)
     return kept.cursor
+
+
+def _seen_by_django(db: BaseDatabaseWrapper) -> bool:
+    """Whether Django would see the statements run on this connection (DEBUG's query log, a test counting queries,
+    an execute wrapper): then they go through Django's cursor."""
+    return bool(db.queries_logged or db.execute_wrappers)
 
 
 class Prepared:
@@ -244,7 +250,7 @@ def run_together(statements: list[tuple[str, list]]) -> None:
     as Django's. A write of an action waited for its own answer, each trip a wake-up of the server's process and of
     ours. On SQLite, which waits for no network, one after the other (`run`), as when Django sees them."""
     db = connections[DEFAULT_DB_ALIAS]
-    if len(statements) == 1 or db.vendor != "postgresql" or db.queries_logged or db.execute_wrappers:
+    if len(statements) == 1 or db.vendor != "postgresql" or _seen_by_django(db):
         for sql, params in statements:
             run(sql, params, db)
         return

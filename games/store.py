@@ -253,15 +253,10 @@ def kept_state(game: Game) -> object:
     return state
 
 
-def event_add(*, game: Game, kind: str, player_id: int | None, data: dict, at: datetime) -> None:
-    """Add the entry of the game's current version to its log (`GameEvent.objects.create(…)`)."""
-    event_pending(game=game, kind=kind, player_id=player_id, data=data, at=at)
-    events_write(game)
-
-
 def event_pending(*, game: Game, kind: str, player_id: int | None, data: dict, at: datetime) -> None:
-    """`event_add`, written with the game's next save (`game_save`, or `events_write` after the game's first save),
-    which must come in the same transaction: an action logs one entry or several, then saves the game once."""
+    """Add the entry of the game's current version to its log (`GameEvent.objects.create(…)`), written with the game's
+    next save (`game_save`, or `events_write` after the game's first save), which must come in the same transaction:
+    an action logs one entry or several, then saves the game once."""
     pending: list[tuple] = game.__dict__.setdefault("_entries_pending", [])
     pending.append((game.version, kind, player_id, data, at))
 

@@ -229,7 +229,7 @@ def test_a_pair_used_in_another_process_is_extended_in_redis_and_a_forgotten_one
 
     settings.TAB_CREDENTIALS_TTL = 300
     user_register(nick="zp", password="secret")
-    user_id, key, shared = User.objects.get(username="zp").pk, credentials._key("zp"), caches["default"]
+    user_id, key, shared = User.objects.get(username="zp").pk, credentials.key_of("zp"), caches["default"]
     shared.expire(key, 20)  # late in its life; and this process never saw it (another one verified it)
     credentials.local_pairs.clear()
     assert credentials.remembered_user_id("zp", "secret") == user_id

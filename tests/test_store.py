@@ -66,7 +66,8 @@ def test_a_log_entry_is_the_row_the_orm_would_insert(alice, bob):
     game, _ = twins(alice, bob)
     at = datetime(2026, 3, 1, 12, 30, 15, 123456, tzinfo=UTC)
     data = {"sticks": [True, False, True, False], "value": 2, "note": "ção"}
-    store.event_add(game=game, kind="throw", player_id=alice.pk, data=data, at=at)
+    store.event_pending(game=game, kind="throw", player_id=alice.pk, data=data, at=at)
+    store.events_write(game)
     ours = GameEvent.objects.get(game=game, seq=game.version)
     theirs = GameEvent.objects.create(game=game, seq=game.version + 1, kind="throw", player_id=alice.pk, data=data)
     GameEvent.objects.filter(pk=theirs.pk).update(created_at=at)
