@@ -10,7 +10,8 @@ loop) serve many actions, where each action used to pay for all three; when the 
 call and nothing waits for company. Results and errors reach the callers only after the commit; the updates of a batch
 are published once it has committed, together (one trip to Redis for the batch: `around_each_batch`,
 games.publication.gathered), before any caller has its answer; the credentials its calls check are read together too
-(accounts.services.read_ahead).
+(accounts.services.read_ahead). On PostgreSQL a batch's writes built once are sent with its next statement or its
+COMMIT (core.prepared.writes_deferred): an action's writes and the next action's locking read make one trip.
 
 If the transaction of a batch fails as a whole (a deadlock between two server processes on PostgreSQL, a lost
 connection), nothing of it was committed: each call is run again alone, in its own transaction, and gets its own
@@ -43,6 +44,8 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, close_old_connections, connection, connections, transaction
+
+from core import prepared
 
 logger = logging.getLogger(__name__)
 
@@ -113,7 +116,7 @@ class _Batches:
             if len(batch) == 1:
                 run(batch[0])
             else:
-                with transaction.atomic():
+                with transaction.atomic(), prepared.writes_deferred():
                     for call in batch:
                         run(call)
                     if connection.needs_rollback:

@@ -8,7 +8,8 @@ converts the row's columns as the ORM's own iteration would. Statements built on
 (`run`), without the layers Django's cursor puts around each one.
 """
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from functools import cache
 from typing import Any
@@ -32,13 +33,16 @@ from django.db.models import (
 
 
 class _Kept:
-    """A connection's cursor for the statements built once, and their SQL as its driver reads it."""
+    """A connection's cursor for the statements built once, and their SQL as its driver reads it; on PostgreSQL, while
+    writes are deferred (`writes_deferred`), the pipeline that holds those not yet sent."""
 
-    __slots__ = ("connection", "cursor", "sql")
+    __slots__ = ("connection", "cursor", "sql", "deferring", "pipeline")
 
     def __init__(self, connection: Any, cursor: Any):
         self.connection, self.cursor = connection, cursor
         self.sql: dict[str, str] = {}
+        self.deferring = False
+        self.pipeline: contextlib.ExitStack | None = None
 
 
 def _kept(db: BaseDatabaseWrapper) -> _Kept:
@@ -83,13 +87,15 @@ def run(sql: str, params: list | tuple, db: BaseDatabaseWrapper | None = None) -
     db.validate_no_broken_transaction()
     with db.wrap_database_errors:
         kept.cursor.execute(driver_sql, params)
+        if kept.pipeline is not None:
+            _send(kept)  # this statement and the writes that wait, in one trip; its answer read
     return kept.cursor
 
 
 def _seen_by_django(db: BaseDatabaseWrapper) -> bool:
     """Whether Django would see the statements run on this connection (DEBUG's query log, a test counting queries,
-    an execute wrapper): then they go through Django's cursor."""
-    return bool(db.queries_logged or db.execute_wrappers)
+    an execute wrapper other than `writes_deferred`'s own): then they go through Django's cursor."""
+    return bool(db.queries_logged or any(wrapper is not _sent_first for wrapper in db.execute_wrappers))
 
 
 class Prepared:
@@ -250,12 +256,93 @@ def run_together(statements: list[tuple[str, list]]) -> None:
     as Django's. A write of an action waited for its own answer, each trip a wake-up of the server's process and of
     ours. On SQLite, which waits for no network, one after the other (`run`), as when Django sees them."""
     db = connections[DEFAULT_DB_ALIAS]
-    if len(statements) == 1 or db.vendor != "postgresql" or _seen_by_django(db):
+    kept = _kept(db) if db.vendor == "postgresql" else None
+    deferred = kept is not None and kept.deferring and not _seen_by_django(db)
+    if not deferred and (len(statements) == 1 or kept is None or _seen_by_django(db)):
         for sql, params in statements:
             run(sql, params, db)
         return
-    kept = _kept(db)
     db.validate_no_broken_transaction()
-    with db.wrap_database_errors, kept.connection.pipeline():
-        for sql, params in statements:
-            kept.cursor.execute(sql, params)
+    with db.wrap_database_errors:
+        if deferred:
+            # Sent with what comes next in the transaction (`writes_deferred`).
+            if kept.pipeline is None:
+                _open(kept)
+            for sql, params in statements:
+                kept.cursor.execute(sql, params)
+            return
+        with kept.connection.pipeline():
+            for sql, params in statements:
+                kept.cursor.execute(sql, params)
+
+
+@contextlib.contextmanager
+def writes_deferred(db: BaseDatabaseWrapper | None = None) -> Iterator[None]:
+    """Inside a transaction that the block ends with its commit (the database thread's batch of calls, within its
+    `transaction.atomic()`): on PostgreSQL, the writes of `run_together` wait to be sent with the statement that comes
+    next, in one trip to the server: the next action's locking read (`run`), a statement of Django's (an execute
+    wrapper sends them first), or the transaction's COMMIT, sent at the block's end. The transaction's BEGIN goes with
+    its first statement. A batch of k actions then makes k + 1 trips instead of 2k + 2, each a wake-up of the server's
+    process and of ours (BENCHMARKS.md). An error of a write is raised where it is sent, as Django's: in what comes
+    next, which fails the transaction as a whole (the database thread then runs each call again, alone). Elsewhere,
+    and when Django sees the statements (`run`), nothing is deferred."""
+    db = db if db is not None else connections[DEFAULT_DB_ALIAS]
+    # Directly inside the transaction's own block (the outermost, which commits), not inside a savepoint's.
+    outermost = db.in_atomic_block and db.commit_on_exit and not db.savepoint_ids
+    if db.vendor != "postgresql" or not outermost or _seen_by_django(db):
+        yield
+        return
+    kept = _kept(db)
+    kept.deferring = True
+    _open(kept)
+    try:
+        with db.execute_wrapper(_sent_first):
+            yield
+        if kept.pipeline is not None:
+            with db.wrap_database_errors:
+                if kept.connection.info.transaction_status != _idle():
+                    # Django's commit then finds the transaction ended and has nothing to send.
+                    kept.cursor.execute("COMMIT", prepare=False)
+                _send(kept)
+    finally:
+        kept.deferring = False
+        if kept.pipeline is not None:
+            # The block failed: what waits is sent (its errors, if any, not raised over the block's own) and the
+            # transaction rolls back.
+            pipeline, kept.pipeline = kept.pipeline, None
+            pipeline.__exit__(DeferredWritesAbandoned, DeferredWritesAbandoned(), None)
+
+
+@cache
+def _idle() -> Any:
+    from psycopg.pq import TransactionStatus
+
+    return TransactionStatus.IDLE
+
+
+class DeferredWritesAbandoned(Exception):
+    """What a pipeline of deferred writes is told when the transaction they belong to fails before they are sent."""
+
+
+def _open(kept: _Kept) -> None:
+    pipeline = contextlib.ExitStack()
+    pipeline.enter_context(kept.connection.pipeline())
+    kept.pipeline = pipeline
+
+
+def _send(kept: _Kept) -> None:
+    """Send what waits in the pipeline and read every answer (an error among them raised here)."""
+    pipeline, kept.pipeline = kept.pipeline, None
+    if pipeline is not None:
+        pipeline.close()
+
+
+def _sent_first(execute: Callable, sql: str, params: Any, many: bool, context: dict) -> Any:
+    """Django's statements while writes are deferred: those are sent first (and their answers read: Django reads a
+    statement's row count right away, which a pipeline does not give)."""
+    db = context["connection"]
+    kept = getattr(db, "_prepared_kept", None)
+    if kept is not None and kept.pipeline is not None:
+        with db.wrap_database_errors:
+            _send(kept)
+    return execute(sql, params, many, context)

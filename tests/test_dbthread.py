@@ -130,6 +130,41 @@ def test_a_database_error_in_a_batch_is_tried_again_alone(run_batch):
     assert sorted(WaitingRoom.objects.values_list("pool", flat=True)) == ["1", "2", "3"]
 
 
+def room_add_then_write(group: int, variant: str | None) -> int:
+    """A room added, then changed by a write built once, in a block without a savepoint, as a game's action writes:
+    on PostgreSQL, in a batch, the write is sent with what comes next, the next call's first statement or the COMMIT."""
+    from django.db import transaction
+
+    from core import prepared
+
+    with transaction.atomic(savepoint=False):
+        room = WaitingRoom.objects.create(pool=str(group), variant="9")
+        statement, _ = prepared.update_statement(WaitingRoom, room.pk, {"variant": variant})
+        prepared.run_together([statement])
+    return group
+
+
+def test_a_write_that_fails_once_its_call_returned_fails_the_batch_and_each_call_runs_again_alone(run_batch):
+    from django.db import IntegrityError
+
+    outcomes = run_batch([(room_add_then_write, 1, "a"), (room_add_then_write, 2, None), (room_add_then_write, 3, "c")])
+
+    assert outcomes[0] == 1 and outcomes[2] == 3
+    assert isinstance(outcomes[1], IntegrityError)  # its own error (NOT NULL), whichever call's statement sent it
+    assert sorted(WaitingRoom.objects.values_list("pool", "variant")) == [("1", "a"), ("3", "c")]
+    # The batch's last write fails: at the COMMIT it was sent with.
+    last = run_batch([(room_add_then_write, 4, "d"), (room_add_then_write, 5, None)])
+    assert last[0] == 4 and isinstance(last[1], IntegrityError)
+    assert run_batch([(room_add, 6), (room_add_then_write, 7, "g")]) == [6, 7]
+    assert sorted(WaitingRoom.objects.values_list("pool", "variant")) == [
+        ("1", "a"),
+        ("3", "c"),
+        ("4", "d"),
+        ("6", "9"),
+        ("7", "g"),
+    ]
+
+
 def test_the_thread_survives_every_kind_of_failure(run_batch):
     def crashes() -> None:
         raise RuntimeError("bug")

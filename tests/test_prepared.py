@@ -197,3 +197,77 @@ def test_datetimes_read_on_the_hot_paths_are_what_django_reads(moment):
     expected = connection.ops.convert_datetimefield_value(stored, None, connection)
     assert read == expected == moment and read.tzinfo == expected.tzinfo
     assert prepared.sqlite_utc_datetime(None, None, connection) is None
+
+
+# Writes deferred (`writes_deferred`, the database thread's batches): on PostgreSQL an action's writes go with the next
+# statement of the transaction, or with its COMMIT at the block's end. Each test commits for real, as a batch does.
+
+
+def _game_update(game, **values):
+    statement, _ = prepared.update_statement(type(game), game.pk, values)
+    return statement
+
+
+@pytest.mark.django_db(transaction=True)
+def test_deferred_writes_are_read_back_in_order_and_committed_at_the_blocks_end():
+    from django.db import transaction
+
+    room, _ = room_create(holder=Holder.new())
+    game = room.game
+    committed = []
+    with transaction.atomic(), prepared.writes_deferred():
+        transaction.on_commit(lambda: committed.append(True))
+        prepared.run_together([_game_update(game, pool="first"), _game_update(game, pool="second")])
+        assert query.first(room.pk)[0] == room.pk  # a statement built once, after them
+        assert type(game).objects.get(pk=game.pk).pool == "second"  # one of Django's
+        prepared.run_together([_game_update(game, variant="v")])
+        # Django reads a statement's row count at once: right, after writes that waited.
+        assert type(game).objects.filter(pk=game.pk).update(kind=game.kind) == 1
+        prepared.run_together([_game_update(game, pool="last")])
+        assert not committed
+    assert committed == [True] and connection.get_autocommit() and not connection.in_atomic_block
+    game.refresh_from_db()
+    assert (game.pool, game.variant) == ("last", "v")
+    # The connection serves on, outside any batch: a write alone, then a read.
+    prepared.run_together([_game_update(game, pool="after")])
+    assert type(game).objects.get(pk=game.pk).pool == "after"
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("then", ["a statement built once", "one of Django's", "the commit"])
+def test_a_deferred_write_that_fails_fails_its_transaction_where_it_is_sent(then):
+    from django.db import IntegrityError, transaction
+
+    room, _ = room_create(holder=Holder.new())
+    game = room.game
+    sent_at = []
+    with pytest.raises(IntegrityError), transaction.atomic(), prepared.writes_deferred():
+        prepared.run_together([_game_update(game, pool="lost")])
+        prepared.run_together([_game_update(game, kind=None)])  # NOT NULL
+        sent_at.append("not yet")  # on PostgreSQL: SQLite, which defers nothing, raised it above
+        if then == "a statement built once":
+            query.first(room.pk)
+        elif then == "one of Django's":
+            type(game).objects.filter(pk=game.pk).update(variant="lost")
+    assert sent_at == (["not yet"] if connection.vendor == "postgresql" else [])
+    game.refresh_from_db()
+    assert game.pool != "lost" and game.variant != "lost"  # nothing of the transaction stays
+    assert query.first(room.pk)[0] == room.pk and connection.get_autocommit()  # the connection serves on
+
+
+@pytest.mark.django_db(transaction=True)
+def test_nothing_is_deferred_inside_a_savepoint_nor_where_django_sees_the_statements():
+    from django.db import IntegrityError, transaction
+
+    room, _ = room_create(holder=Holder.new())
+    game = room.game
+    failing = _game_update(game, kind=None)  # NOT NULL
+    # Inside a savepoint the block would not end the transaction: its COMMIT is not the block's to send.
+    with transaction.atomic(), transaction.atomic(), prepared.writes_deferred():  # noqa: SIM117 - the error's place
+        with pytest.raises(IntegrityError), transaction.atomic():
+            prepared.run_together([failing])  # raised here, inside its savepoint
+    # A query log sees every statement as it runs.
+    with CaptureQueriesContext(connection) as logged, transaction.atomic(), prepared.writes_deferred():  # noqa: SIM117
+        with pytest.raises(IntegrityError), transaction.atomic():
+            prepared.run_together([failing])
+    assert any("UPDATE" in query["sql"] for query in logged)
