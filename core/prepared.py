@@ -248,8 +248,10 @@ def update_statement(model: type[Model], pk: Any, values: dict[str, Any]) -> tup
     return (sql, [*params, model._meta.pk.get_db_prep_value(pk, db)]), params
 
 
-def run_together(statements: list[tuple[str, list]]) -> None:
-    """Run statements built once whose results no one reads (writes), in their order, on this thread's connection.
+def run_together(statements: list[tuple[str, list]], *, answer: bool = False) -> Callable[[], Any] | None:
+    """Run statements built once whose results no one reads (writes), in their order, on this thread's connection;
+    with `answer`, return a function that gives the last statement's row (what its RETURNING clause returns) once it
+    has been sent: at once, or once the transaction has committed where the writes were deferred (`writes_deferred`).
 
     On PostgreSQL in one trip to the server (psycopg's pipeline mode): each statement is sent without waiting for the
     answer of the one before, and the answers are read together at the end, where an error of any of them is raised,
@@ -259,21 +261,30 @@ def run_together(statements: list[tuple[str, list]]) -> None:
     kept = _kept(db) if db.vendor == "postgresql" else None
     deferred = kept is not None and kept.deferring and not _seen_by_django(db)
     if not deferred and (len(statements) == 1 or kept is None or _seen_by_django(db)):
+        cursor = None
         for sql, params in statements:
-            run(sql, params, db)
-        return
+            cursor = run(sql, params, db)
+        if answer and cursor is not None:
+            row = cursor.fetchone()
+            return lambda: row
+        return None
     db.validate_no_broken_transaction()
+    # The answer's statement on a cursor of its own: the kept one's result is the next statement's.
+    last = db.create_cursor() if answer else kept.cursor
     with db.wrap_database_errors:
         if deferred:
             # Sent with what comes next in the transaction (`writes_deferred`).
             if kept.pipeline is None:
                 _open(kept)
-            for sql, params in statements:
+            for sql, params in statements[:-1]:
                 kept.cursor.execute(sql, params)
-            return
-        with kept.connection.pipeline():
-            for sql, params in statements:
-                kept.cursor.execute(sql, params)
+            last.execute(*statements[-1])
+        else:
+            with kept.connection.pipeline():
+                for sql, params in statements[:-1]:
+                    kept.cursor.execute(sql, params)
+                last.execute(*statements[-1])
+    return last.fetchone if answer else None
 
 
 @contextlib.contextmanager

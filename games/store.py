@@ -7,10 +7,13 @@ written once per database vendor from the models' own metadata (table, columns, 
 database has it), and each action only adapts its values through the fields, as the ORM does, and runs it.
 Everything else that writes games (pairing, the admin, recomputations) uses the ORM.
 
-On SQLite a process holds the games it wrote last, each with the row its write left (`_held`): an action whose locking
-read gives that very row takes the game's model as the write left it, instead of converting the row's columns and
-building the model again (most of the read's cost). Any other writer, another process or connection, an update that
-is no action's, leaves another row, and the game is built from it as before.
+A process holds the games it wrote last, each with the row its write left (`_held`): an action whose locking read gives
+that very row takes the game's model as the write left it, instead of converting the row's columns and building the
+model again (most of the read's cost). Any other writer, another process or connection, an update that is no action's,
+leaves another row, and the game is built from it as before. On SQLite the row is compared whole; on PostgreSQL, which
+rewrites JSON (jsonb) so that the row read back is not the text written, by the identity of the row's version (the
+transaction that wrote it and its place, which the action's UPDATE returns), and the rules' state of its position is
+held with it (on SQLite games/positions.py keeps it by its text).
 """
 
 import sqlite3
@@ -63,6 +66,8 @@ def _locking(vendor: str) -> tuple[str, list[str], list[tuple[Col, list]]]:
     # Built outside a transaction, where the ORM refuses FOR UPDATE: the clause is added here, as the ORM would.
     if db.features.has_select_for_update:
         sql = f"{sql} {db.ops.for_update_sql()}"
+    if vendor == "postgresql":
+        sql = sql.replace("SELECT ", f"SELECT {_VERSION_OF_ROW}, ", 1)
     fields = Game._meta.concrete_fields
     converters = []
     for field in fields:
@@ -110,9 +115,15 @@ def _insert(vendor: str) -> tuple[str, list[Field]]:
     return f"INSERT INTO {quote(GameEvent._meta.db_table)} ({columns}) VALUES ({values})", fields
 
 
-# How many games a process holds at most (the latest it wrote), and the row each was written into as its read gives it.
+# How many games a process holds at most (the latest it wrote), each with what tells the row its write left (SQLite: the
+# row as its read gives it; PostgreSQL: the row version's identity, `_VERSION_OF_ROW`), and on PostgreSQL the rules'
+# state of its position.
 HELD = 10_000
-_held: dict[str, tuple[tuple, Game]] = {}
+_held: dict[str, tuple[tuple, Game, object]] = {}
+# On PostgreSQL, which version of a row a read gives: the transaction that wrote it and its place in the table. Any
+# UPDATE, by any transaction (the writer's own included), writes a new version in a new place; a place freed by VACUUM
+# and taken again is taken by another transaction. An action's UPDATE returns it; its locking read reads it.
+_VERSION_OF_ROW = "xmin::text, ctid::text"
 
 
 @cache
@@ -152,11 +163,11 @@ def _snapshot(game: Game) -> Game:
     return copy
 
 
-def _hold(public_id: str, row: tuple, game: Game) -> None:
+def _hold(public_id: str, row: tuple, game: Game, state: object = None) -> None:
     _held.pop(public_id, None)
     if len(_held) >= HELD:
         del _held[next(iter(_held))]  # the oldest
-    _held[public_id] = (row, game)
+    _held[public_id] = (row, game, state)
 
 
 def game_locked(public_id: str) -> Game | None:
@@ -168,13 +179,22 @@ def game_locked(public_id: str) -> Game | None:
     held = _held.pop(public_id, None)
     if row is None:
         return None
-    # The position this process wrote last, if it is still the one stored: taken as kept, not decoded again.
-    kept = positions.take(public_id, row[_STATE])
-    if held is not None and held[0] == row:
+    if db.vendor == "postgresql":
+        # The version of the row it is, then the row; PostgreSQL rewrites JSON (jsonb): no position text is kept.
+        written, row = row[:2], row[2:]
+        kept = None
+    else:
+        written = row
+        # The position this process wrote last, if it is still the one stored: taken as kept, not decoded again.
+        kept = positions.take(public_id, row[_STATE])
+    if held is not None and held[0] == written:
         # The very row this process wrote last: its model, as that write left it, instead of building it again.
         game = held[1]
-        game._row = row
-        _give_kept(game, kept)
+        game._row = written
+        if held[2] is not None:
+            game._kept_state = held[2]  # no read has it: reads peek at positions, which hold none of these
+        else:
+            _give_kept(game, kept)
         return game
     values = []
     for index, (value, (column, functions)) in enumerate(zip(row, converters, strict=True)):
@@ -195,7 +215,7 @@ def game_locked(public_id: str) -> Game | None:
     else:
         game._seat_user_ids = list(seated)
     _remember_stored(game)
-    game._row = row if db.vendor == "sqlite" else None
+    game._row = written
     return game
 
 
@@ -222,6 +242,18 @@ def game_save(game: Game, state: object = None) -> None:
         name for name in GAME_SAVED if stored is None or _changed(getattr(game, _ATTNAMES[name]), stored[name])
     )
     update, written = prepared.update_statement(Game, game.pk, {name: getattr(game, _ATTNAMES[name]) for name in names})
+    row = getattr(game, "_row", None)
+    postgresql = connections[DEFAULT_DB_ALIAS].vendor == "postgresql"
+    if postgresql and row is not None and game.status == Game.Status.PLAYING:
+        # The version of the row this write leaves, held once the transaction commits, with the game as it leaves it.
+        sql, params = update
+        version_of_row = prepared.run_together(
+            [*_entries_taken(game), (f"{sql} RETURNING {_VERSION_OF_ROW}", params)], answer=True
+        )
+        _remember_stored(game)
+        snapshot, public_id = _snapshot(game), game.public_id
+        transaction.on_commit(lambda: _hold(public_id, version_of_row(), snapshot, state))
+        return
     # The log's entries of this change and the game's row together (on PostgreSQL in one trip to the server).
     prepared.run_together([*_entries_taken(game), update])
     _remember_stored(game)
@@ -229,8 +261,7 @@ def game_save(game: Game, state: object = None) -> None:
         text = written[names.index("state")]
         if isinstance(text, str):  # the text stored, as the database will give it back (not so for PostgreSQL)
             positions.keep_on_commit(game.public_id, text, game.state, state)
-    row = getattr(game, "_row", None)
-    if row is not None:
+    if row is not None and not postgresql:
         # Held once the transaction commits, with the row it is then, for the game's next action to compare.
         game._row = row = _written_row(row, names, written)
         if game.status == Game.Status.PLAYING:

@@ -1,15 +1,14 @@
-"""On SQLite a process holds the games it wrote last, each with the row its write left (games/store.py): an action
-whose locking read gives that very row takes the model as the write left it instead of building it again, and any
-other writer, which leaves another row, has the game built from its row as before.
+"""A process holds the games it wrote last, each with the row its write left (games/store.py; on PostgreSQL, the row
+version's identity): an action whose locking read gives that very row takes the model as the write left it instead of
+building it again, and any other writer, which leaves another row, has the game built from its row as before.
 
 The actions run as a server process runs them, on the event loop and a connection of their own, and commit for real
-(transaction=True); the test's own connection is "another connection", as the admin's or a management command's is.
-On PostgreSQL nothing is held, and these tests check the same outcomes."""
+(transaction=True); the test's own connection is "another connection", as the admin's or a management command's is."""
 
 import asyncio
 
 import pytest
-from django.db import connection, transaction
+from django.db import transaction
 
 from core.dbthread import OnTheLoop
 from games import services
@@ -67,7 +66,7 @@ def test_an_action_takes_the_game_its_process_wrote_last(on_the_loop, alice, bob
     public_id = on_the_loop(started, alice, bob)
     games = [on_the_loop(throw, public_id, alice, bob) for _ in range(3)]
     # Built once, when the match started (read from the row its opening wrote); each action then takes it.
-    assert built == [public_id] * (1 if connection.vendor == "sqlite" else 4)
+    assert built == [public_id]
     assert [game.version for game in games] == [games[0].version + n for n in range(3)]
     assert games[-1].version == Game.objects.get(public_id=public_id).version
     # What the model holds is what the ORM reads of the row.
@@ -115,7 +114,7 @@ def test_a_row_written_other_than_by_an_action_is_built_again(on_the_loop, alice
         on_the_loop(write, pool)
         built.clear()
         assert on_the_loop(throw, public_id, alice, bob).pool == pool, write.__name__
-        assert built == ([public_id] if built_again or connection.vendor != "sqlite" else []), write.__name__
+        assert built == ([public_id] if built_again else []), write.__name__
 
 
 def test_an_action_undone_holds_nothing(on_the_loop, alice, bob):
@@ -148,3 +147,30 @@ def test_what_a_caller_does_with_the_game_it_got_is_not_held(on_the_loop, alice,
     version = on_the_loop(act_and_scribble)
     game = on_the_loop(throw, public_id, alice, bob)
     assert (game.status, game.pool, game.version) == (Game.Status.PLAYING, "3", version + 1)
+
+
+def test_the_games_a_batch_wrote_are_held_once_it_commits(alice, bob, built):
+    """In the database thread's batches (where, on PostgreSQL, the writes go with the next statement or the COMMIT)."""
+    from core.dbthread import DatabaseThread
+
+    from .factories import UserFactory
+    from .test_dbthread import thread_batch
+
+    carol, dave = UserFactory(username="carol"), UserFactory(username="dave")
+    games = [started(alice, bob), started(carol, dave)]
+    players = {games[0]: (alice, bob), games[1]: (carol, dave)}
+    thread = DatabaseThread()
+    thread.thread.start()
+    try:
+        first = thread_batch(thread, [(throw, public_id, *players[public_id]) for public_id in games])
+        assert sorted(built) == sorted(games)  # built from the rows their start left
+        built.clear()
+        then = thread_batch(thread, [(throw, public_id, *players[public_id]) for public_id in games])
+        assert built == []
+    finally:
+        thread.stop()
+    for before, after in zip(first, then, strict=True):
+        assert after.version == before.version + 1
+        stored = Game.objects.get(public_id=after.public_id)
+        for field in Game._meta.concrete_fields:
+            assert getattr(after, field.attname) == getattr(stored, field.attname), field.name
