@@ -116,7 +116,9 @@ class _Batches:
             if len(batch) == 1:
                 run(batch[0])
             else:
-                with transaction.atomic(), prepared.writes_deferred():
+                with transaction.atomic(), prepared.writes_deferred(), contextlib.ExitStack() as inside:
+                    for context in _inside_batches:
+                        inside.enter_context(context(batch))
                     for call in batch:
                         run(call)
                     if connection.needs_rollback:
@@ -264,6 +266,16 @@ def around_each_batch(context: Callable[[list[Call]], contextlib.AbstractContext
     """Run every batch of database calls inside `context(calls)`."""
     if context not in _around_batches:
         _around_batches.append(context)
+
+
+# What each batch of several calls runs inside, in its transaction (not the calls run again alone after it failed).
+_inside_batches: list[Callable[[list[Call]], contextlib.AbstractContextManager]] = []
+
+
+def inside_each_batch(context: Callable[[list[Call]], contextlib.AbstractContextManager]) -> None:
+    """Run the calls of every batch of several database calls inside `context(calls)`, within their transaction."""
+    if context not in _inside_batches:
+        _inside_batches.append(context)
 
 
 _thread: DatabaseThread | OnTheLoop | None = None

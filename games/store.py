@@ -16,10 +16,13 @@ transaction that wrote it and its place, which the action's UPDATE returns), and
 held with it (on SQLite games/positions.py keeps it by its text).
 """
 
+import contextlib
 import sqlite3
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from functools import cache
+from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.models import Field
@@ -76,6 +79,73 @@ def _locking(vendor: str) -> tuple[str, list[str], list[tuple[Col, list]]]:
         functions = prepared.lean_converters(db.ops.get_db_converters(column) + column.get_db_converters(db), field, db)
         converters.append((column, functions))
     return sql, [field.attname for field in fields], converters
+
+
+@cache
+def _locking_together(vendor: str) -> tuple[str, int]:
+    """The locking query of several games at once, in the order of their ids (two processes' batches that lock some of
+    the same games then take them in the same order), and the place of the public id in its rows."""
+    sql, _, _ = _locking(vendor)
+    quote = connections[DEFAULT_DB_ALIAS].ops.quote_name
+    pk = f"{quote(Game._meta.db_table)}.{quote(Game._meta.pk.column)}"
+    filtered, _, locking = sql.partition(" = %s ")
+    public_id = Game._meta.concrete_fields.index(Game._meta.get_field("public_id")) + _VERSION_OF_ROW.count(",") + 1
+    return f"{filtered} = ANY(%s) ORDER BY {pk} {locking}", public_id
+
+
+class _Ahead(threading.local):
+    """The games of the database thread's batch, locked together by the batch's first locking read (`locked_together`):
+    those not read yet, and the rows read for them."""
+
+    games: set[str] | None = None
+    rows: dict[str, tuple] | None = None
+
+
+_ahead = _Ahead()
+# The database calls whose game can be told from their arguments, and how (`locks_ahead`).
+_games_of: dict[Callable[..., Any], Callable[[tuple, dict], str | None]] = {}
+
+
+def locks_ahead(function: Callable[..., Any], game_of: Callable[[tuple, dict], str | None]) -> None:
+    """Note that `function`, a database call, makes an action in the game whose public id `game_of(args, kwargs)`
+    gives (None: not one it can tell), its first statement that game's locking read (`game_locked`)."""
+    _games_of[function] = game_of
+
+
+@contextlib.contextmanager
+def locked_together(calls: list[Any]) -> Iterator[None]:
+    """Inside the transaction of a batch of database calls (core.dbthread.inside_each_batch): on PostgreSQL, where each
+    locking read is a trip to the server, a batch whose calls are all actions (`locks_ahead`) in several games locks
+    and reads them all with its first locking read, and each action's own read takes its game's row from it, once:
+    a batch of k actions makes two trips instead of k + 1 (its writes and COMMIT, core.prepared.writes_deferred).
+    Only the first read of each game is taken so, before any call of the batch has written it: the calls are actions,
+    and an action reads its game before it writes it."""
+    games: set[str] = set()
+    if connections[DEFAULT_DB_ALIAS].vendor == "postgresql":
+        for call in calls:
+            game_of = _games_of.get(call.function)
+            public_id = game_of(call.args, call.kwargs) if game_of is not None else None
+            if not isinstance(public_id, str):
+                games.clear()
+                break
+            games.add(public_id)
+    _ahead.games, _ahead.rows = (games if len(games) > 1 else None), None
+    try:
+        yield
+    finally:
+        _ahead.games = _ahead.rows = None
+
+
+def _locked_row(public_id: str, sql: str, db: Any) -> tuple | None:
+    """The game's row, locked: read alone, or with the other games of the batch (`locked_together`)."""
+    games = _ahead.games
+    if games is None or public_id not in games:
+        return prepared.run(sql, [public_id], db).fetchone()
+    if _ahead.rows is None:
+        together, place = _locking_together(db.vendor)
+        _ahead.rows = {row[place]: row for row in prepared.run(together, [sorted(games)], db).fetchall()}
+    games.discard(public_id)
+    return _ahead.rows.pop(public_id, None)
 
 
 @cache
@@ -175,7 +245,7 @@ def game_locked(public_id: str) -> Game | None:
     its seats (`Game.seat_user_ids`: read once a game has started, then remembered), or None."""
     db = connections[DEFAULT_DB_ALIAS]
     sql, names, converters = _locking(db.vendor)
-    row = prepared.run(sql, [public_id], db).fetchone()
+    row = _locked_row(public_id, sql, db)
     held = _held.pop(public_id, None)
     if row is None:
         return None

@@ -103,3 +103,74 @@ def test_a_games_log_is_read_through_the_index_of_its_order(alice, bob):
     else:
         plan = log.explain()
         assert "USING INDEX sqlite_autoindex_games_gameevent_1 (game_id=?)" in plan, plan
+
+
+# A batch of actions in several games locks them with its first locking read (on PostgreSQL: `locked_together`).
+
+
+def _act(public_id: str, user_id: int) -> str:
+    """The action of the player on turn, as a database call: its game told by its first argument."""
+    from games import services
+
+    state = tab.ENGINE.state_from_json(Game.objects.values_list("state", flat=True).get(public_id=public_id))
+    action = tab.ENGINE.legal_actions(state, tab.ENGINE.to_act(state))[0]
+    return services.game_act(public_id=public_id, user_id=user_id, action=action).played.kind
+
+
+def _batch(calls: list) -> list:
+    """Run (function, *args) calls as one batch of the database thread's, in this thread; return their outcomes."""
+    import asyncio
+
+    from core.dbthread import Call, DatabaseThread
+
+    loop = asyncio.new_event_loop()
+    try:
+        batch = [Call(function, tuple(args), {}, loop.create_future(), loop) for function, *args in calls]
+        DatabaseThread().run_around(batch)
+        return [call.outcome[1] for call in batch]
+    finally:
+        loop.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_batch_of_actions_in_several_games_locks_them_with_one_read(alice, bob, charlie, monkeypatch):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from games import services
+
+    monkeypatch.setitem(store._games_of, _act, lambda args, kwargs: args[0])
+    games = []
+    for first, second in ((alice, bob), (charlie, bob), (alice, charlie)):
+        opened = services.match_open(kind="tab", options={"size": 7}, user_ids=[first.pk, second.pk], pool="3")
+        game = services.match_start(public_id=opened.public_id, user_id=second.pk)
+        on_turn, waiting = (first, second) if game.seat_user_ids[0] == first.pk else (second, first)
+        games.append((game.public_id, on_turn.pk, waiting.pk, game.version))
+    calls = [(_act, public_id, on_turn) for public_id, on_turn, _, _ in games]
+    # The first game's waiting player too, after its player on turn: refused, from a read of its own after that
+    # action (the row as the batch left it), not from the batch's first read.
+    calls.append((_act, games[0][0], games[0][2]))
+    with CaptureQueriesContext(connection) as queries:
+        outcomes = _batch(calls)
+    assert outcomes[:3] == ["throw"] * 3
+    assert isinstance(outcomes[3], services.NotYourTurn)
+    for public_id, _, _, version in games:
+        assert Game.objects.get(public_id=public_id).version == version + 1
+    locking = [query["sql"] for query in queries if "FOR UPDATE" in query["sql"] or "ANY(" in query["sql"]]
+    if connection.vendor == "postgresql":
+        assert len(locking) == 2 and "ANY(" in locking[0] and "ANY(" not in locking[1]
+    # A batch with a call that is no action reads each game alone.
+    monkeypatch.delitem(store._games_of, _act)
+    with CaptureQueriesContext(connection) as queries:
+        outcomes = _batch([(_act, public_id, on_turn) for public_id, on_turn, _, _ in games[1:]])
+    assert all(isinstance(outcome, str) for outcome in outcomes), outcomes  # each the action after the throw
+    assert not any("ANY(" in query["sql"] for query in queries)
+
+
+def test_the_course_api_tells_the_game_of_its_actions():
+    from games.services import game_act, match_join
+    from protocols.course_api import api
+
+    assert store._games_of[api._as_remembered_player] is api.game_acted_in
+    assert api.game_acted_in((("nick", "pw"), game_act, {"public_id": "g1", "kind": "tab"}), {}) == "g1"
+    assert api.game_acted_in((("nick", "pw"), match_join, {"kind": "tab"}), {}) is None

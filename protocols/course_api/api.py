@@ -21,6 +21,7 @@ from core.dbthread import in_database_thread
 from core.errors import Refusal
 from core.text import is_short_text, is_text
 from games.models import GROUP_MAX
+from games.services import game_act
 
 INTEGER_TEXT = re.compile(r"-?[0-9]{1,18}")
 
@@ -154,6 +155,14 @@ _UNVERIFIED = object()
 def _as_remembered_player[Result](login: tuple[str, str], service: Callable[..., Result], arguments: dict) -> Any:
     user_id = remembered_user_id(*login)
     return _UNVERIFIED if user_id is None else service(user_id=user_id, **arguments)
+
+
+def game_acted_in(args: tuple, kwargs: dict) -> str | None:
+    """The game that a database call of `_as_remembered_player` makes an action in, if it makes one (games/store.py,
+    `locks_ahead`)."""
+    if len(args) == 3 and args[1] is game_act and isinstance(args[2], dict):
+        return args[2].get("public_id")
+    return None
 
 
 async def as_player[Result](login: Login, service: Callable[..., Result], **arguments: Any) -> Result:

@@ -15,8 +15,10 @@ class CourseApiConfig(AppConfig):
     )
 
     def ready(self) -> None:
+        from games import store
         from games.publication import register_renderer
 
-        from . import snapshots
+        from . import api, snapshots
 
         register_renderer("tab", "course", snapshots.render)
+        store.locks_ahead(api._as_remembered_player, api.game_acted_in)
