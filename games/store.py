@@ -322,7 +322,8 @@ def game_save(game: Game, state: object = None) -> None:
         )
         _remember_stored(game)
         snapshot, public_id = _snapshot(game), game.public_id
-        transaction.on_commit(lambda: _hold(public_id, version_of_row(), snapshot, state))
+        # Robust: whatever went wrong there would only leave the game not held, never fail what has committed.
+        transaction.on_commit(lambda: _hold(public_id, version_of_row(), snapshot, state), robust=True)
         return
     # The log's entries of this change and the game's row together (on PostgreSQL in one trip to the server).
     prepared.run_together([*_entries_taken(game), update])
