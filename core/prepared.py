@@ -258,9 +258,9 @@ def run_together(statements: list[tuple[str, list]], *, answer: bool = False) ->
     as Django's. A write of an action waited for its own answer, each trip a wake-up of the server's process and of
     ours. On SQLite, which waits for no network, one after the other (`run`), as when Django sees them."""
     db = connections[DEFAULT_DB_ALIAS]
-    kept = _kept(db) if db.vendor == "postgresql" else None
-    deferred = kept is not None and kept.deferring and not _seen_by_django(db)
-    if not deferred and (len(statements) == 1 or kept is None or _seen_by_django(db)):
+    kept = _kept(db) if db.vendor == "postgresql" and not _seen_by_django(db) else None
+    deferred = kept is not None and kept.deferring
+    if not deferred and (len(statements) == 1 or kept is None):
         cursor = None
         for sql, params in statements:
             cursor = run(sql, params, db)
@@ -317,11 +317,9 @@ def writes_deferred(db: BaseDatabaseWrapper | None = None) -> Iterator[None]:
                 _send(kept)
     finally:
         kept.deferring = False
-        if kept.pipeline is not None:
-            # The block failed: what waits is sent (its errors, if any, not raised over the block's own) and the
-            # transaction rolls back.
-            pipeline, kept.pipeline = kept.pipeline, None
-            pipeline.__exit__(DeferredWritesAbandoned, DeferredWritesAbandoned(), None)
+        # If the block failed: what waits is sent (its errors, if any, not raised over the block's own) and the
+        # transaction rolls back.
+        _send(kept, abandoned=True)
 
 
 @cache
@@ -341,10 +339,13 @@ def _open(kept: _Kept) -> None:
     kept.pipeline = pipeline
 
 
-def _send(kept: _Kept) -> None:
-    """Send what waits in the pipeline and read every answer (an error among them raised here)."""
+def _send(kept: _Kept, *, abandoned: bool = False) -> None:
+    """Send what waits in the pipeline and read every answer, an error among them raised here (unless the transaction
+    is `abandoned`: then it is not raised over the error that abandoned it)."""
     pipeline, kept.pipeline = kept.pipeline, None
-    if pipeline is not None:
+    if pipeline is not None and abandoned:
+        pipeline.__exit__(DeferredWritesAbandoned, DeferredWritesAbandoned(), None)
+    elif pipeline is not None:
         pipeline.close()
 
 

@@ -313,31 +313,31 @@ def game_save(game: Game, state: object = None) -> None:
     )
     update, written = prepared.update_statement(Game, game.pk, {name: getattr(game, _ATTNAMES[name]) for name in names})
     row = getattr(game, "_row", None)
+    held = row is not None and game.status == Game.Status.PLAYING
     postgresql = connections[DEFAULT_DB_ALIAS].vendor == "postgresql"
-    if postgresql and row is not None and game.status == Game.Status.PLAYING:
-        # The version of the row this write leaves, held once the transaction commits, with the game as it leaves it.
+    # The log's entries of this change and the game's row together (on PostgreSQL in one trip to the server); there,
+    # the row's UPDATE returns the version of the row it leaves, for the game to be held with.
+    statements = [*_entries_taken(game), update]
+    if held and postgresql:
         sql, params = update
-        version_of_row = prepared.run_together(
-            [*_entries_taken(game), (f"{sql} RETURNING {_VERSION_OF_ROW}", params)], answer=True
-        )
-        _remember_stored(game)
-        snapshot, public_id = _snapshot(game), game.public_id
-        # Robust: whatever went wrong there would only leave the game not held, never fail what has committed.
-        transaction.on_commit(lambda: _hold(public_id, version_of_row(), snapshot, state), robust=True)
-        return
-    # The log's entries of this change and the game's row together (on PostgreSQL in one trip to the server).
-    prepared.run_together([*_entries_taken(game), update])
+        statements[-1] = (f"{sql} RETURNING {_VERSION_OF_ROW}", params)
+    version_of_row = prepared.run_together(statements, answer=held and postgresql)
     _remember_stored(game)
     if state is not None and game.status == Game.Status.PLAYING and "state" in names:
         text = written[names.index("state")]
         if isinstance(text, str):  # the text stored, as the database will give it back (not so for PostgreSQL)
             positions.keep_on_commit(game.public_id, text, game.state, state)
     if row is not None and not postgresql:
-        # Held once the transaction commits, with the row it is then, for the game's next action to compare.
         game._row = row = _written_row(row, names, written)
-        if game.status == Game.Status.PLAYING:
-            snapshot, public_id = _snapshot(game), game.public_id
-            transaction.on_commit(lambda: _hold(public_id, row, snapshot))
+    if not held:
+        return
+    # Held once the transaction commits, with the row it is then, for the game's next action to compare.
+    snapshot, public_id = _snapshot(game), game.public_id
+    if version_of_row is not None:
+        # Robust: whatever went wrong there would only leave the game not held, never fail what has committed.
+        transaction.on_commit(lambda: _hold(public_id, version_of_row(), snapshot, state), robust=True)
+    else:
+        transaction.on_commit(lambda: _hold(public_id, row, snapshot))
 
 
 def _give_kept(game: Game, kept: tuple[object, object, bool] | None) -> None:
