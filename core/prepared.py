@@ -185,9 +185,8 @@ def lean_converters(functions: list, field: object, db: BaseDatabaseWrapper) -> 
 
 @cache
 def _plain(field: Field) -> type | None:
-    """The class of the values the field writes as they are given on SQLite (`get_db_prep_save` returns them as they
-    are), as None too: int in an integer or foreign key column, str in a text column; or None. Most values an action
-    writes are such. (With psycopg 3 Django wraps an integer in its column's type: there only text is as given.)"""
+    """The class of the values the field writes as they are given, or nearly (`_as_integer`), as None too: int in an
+    integer or foreign key column, str in a text column; or None. Most values an action writes are such."""
     if isinstance(field, ForeignKey):
         return _plain(field.target_field)
     if isinstance(field, IntegerField) and not isinstance(field, BooleanField):
@@ -195,10 +194,22 @@ def _plain(field: Field) -> type | None:
     return str if isinstance(field, CharField) else None
 
 
+@cache
+def _as_integer(field: Field, vendor: str) -> type[int] | None:
+    """What Django's adaptation makes of an integer written in this integer or foreign key column (`_plain`) on this
+    database: the integer itself (int), or the integer in a class of the column's size (psycopg 3's Int2, Int4 or
+    Int8, which Django uses on PostgreSQL for all but automatic keys); None if it is neither. Learned once from Django's
+    own adaptation of an integer."""
+    adapted = field.get_db_prep_save(1, connections[DEFAULT_DB_ALIAS])
+    kind = type(adapted)
+    return kind if issubclass(kind, int) and not issubclass(kind, bool) and adapted == 1 else None
+
+
 def save_value(field: Field, value: Any, db: BaseDatabaseWrapper) -> Any:
     """Return `field.get_db_prep_save(value, db)`. A text or None in a text column, and None in an integer or
-    foreign key column, are written as they are, whatever the database; on SQLite an integer in an integer column
-    too. On SQLite, the values every action writes are adapted without Django's layers: an aware datetime in UTC as
+    foreign key column, are written as they are, whatever the database; an integer there as Django's adaptation
+    leaves it (`_as_integer`). On PostgreSQL an aware datetime is written as it is, as Django's adaptation leaves it
+    there. On SQLite, the values every action writes are adapted without Django's layers: an aware datetime in UTC as
     the text Django writes, and a JSON object or array as its JSON text, written by orjson (a position in a tenth of
     the standard library's time; compact, and characters past ASCII as they are, where Django escapes them: the same
     JSON value). On PostgreSQL, a JSON object or array is Django's adapter with its text written by orjson. orjson
@@ -206,8 +217,14 @@ def save_value(field: Field, value: Any, db: BaseDatabaseWrapper) -> Any:
     writes those; a number that is not finite, which PostgreSQL refuses too, is no value of a game."""
     kind = value.__class__
     plain = _plain(field)
-    if plain is not None and (value is None or kind is plain and (plain is str or db.vendor == "sqlite")):
-        return value
+    if plain is not None and (value is None or kind is plain):
+        if kind is not int:
+            return value
+        integer = _as_integer(field, db.vendor)
+        if integer is int:
+            return value
+        if integer is not None:
+            return integer(value)
     if db.vendor == "sqlite":
         if kind is datetime and value.tzinfo is UTC and isinstance(field, DateTimeField):
             if db.timezone is UTC and settings.USE_TZ:
@@ -217,6 +234,9 @@ def save_value(field: Field, value: Any, db: BaseDatabaseWrapper) -> Any:
                 return orjson.dumps(value).decode()
             except TypeError:  # orjson.JSONEncodeError
                 pass
+    elif db.vendor == "postgresql" and kind is datetime and value.tzinfo is not None:
+        if isinstance(field, DateTimeField):
+            return value  # an aware datetime: Django's adaptation on PostgreSQL leaves it as it is
     elif db.vendor == "postgresql" and (kind is dict or kind is list) and isinstance(field, JSONField):
         try:
             text = None if field.encoder is not None else orjson.dumps(value)
