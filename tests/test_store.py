@@ -77,6 +77,32 @@ def test_a_log_entry_is_the_row_the_orm_would_insert(alice, bob):
     assert (ours.seq, ours.data, ours.created_at) == (game.version, data, at)
 
 
+def test_an_actions_log_entries_and_its_row_are_written_as_the_orm_would(alice, bob):
+    """An action's entries and its game's row go together (on PostgreSQL in one statement)."""
+    ours, theirs = twins(alice, bob)
+    with transaction.atomic():
+        ours = store.game_locked(ours.public_id)
+    at = datetime(2026, 3, 1, 12, 30, 15, 123456, tzinfo=UTC)
+    entries = [("throw", alice.pk, {"value": 2, "note": "ção"}), ("pass", None, {}), ("throw", bob.pk, {"value": 6})]
+    for seq, (kind, player, data) in enumerate(entries, start=5):
+        ours.version = seq
+        store.event_pending(game=ours, kind=kind, player_id=player, data=data, at=at)
+        theirs_entry = GameEvent.objects.create(game=theirs, seq=seq, kind=kind, player_id=player, data=data)
+        GameEvent.objects.filter(pk=theirs_entry.pk).update(created_at=at)
+    ours.version = theirs.version = 8
+    ours.status = theirs.status = Game.Status.PLAYING
+    store.game_save(ours)
+    theirs.save()
+    assert row(ours) == row(theirs)
+    fields = ("seq", "kind", "player_id", "data", "created_at")
+    logged = [GameEvent.objects.filter(game=game).order_by("seq").values_list(*fields) for game in (ours, theirs)]
+    assert list(logged[0]) == list(logged[1]) and len(logged[0]) == 3
+    # Nothing pending is written twice.
+    ours.version = 9
+    store.game_save(ours)
+    assert GameEvent.objects.filter(game=ours).count() == 3
+
+
 def test_the_seats_of_a_started_game_are_read_once(alice, bob, django_assert_num_queries):
     game, waiting = twins(alice, bob)
     Game.objects.filter(pk=game.pk).update(status=Game.Status.PLAYING)
