@@ -22,6 +22,7 @@ a hash at once. Times are the wall clock's, as the caches' own.
 """
 
 import contextlib
+import functools
 import hmac
 import threading
 import time
@@ -92,7 +93,13 @@ local_pairs = _LocalPairs()
 
 def key_of(nick: str) -> str:
     """The shared cache's key of the nick's remembered pair."""
-    digest = hmac.digest(settings.SECRET_KEY.encode(), b"nick\0" + nick.encode(), "sha256").hex()
+    return _key_of(settings.SECRET_KEY, nick)
+
+
+# The keys of the latest nicks asked for (each call of a player asks for its nick's once or twice).
+@functools.lru_cache(maxsize=LOCAL_ENTRIES)
+def _key_of(secret: str, nick: str) -> str:
+    digest = hmac.digest(secret.encode(), b"nick\0" + nick.encode(), "sha256").hex()
     return f"tab:credentials:{digest[:40]}"
 
 

@@ -56,6 +56,8 @@ def address_of(peer: str, forwarded_for: str) -> str:
     return peer
 
 
+# The digests of the latest names (a nick and an address) asked for: each call of a player asks for theirs.
+@functools.lru_cache(maxsize=100_000)
 def _digest(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
