@@ -23,6 +23,7 @@ a hash at once. Times are the wall clock's, as the caches' own.
 
 import contextlib
 import functools
+import hashlib
 import hmac
 import threading
 import time
@@ -99,13 +100,20 @@ def key_of(nick: str) -> str:
 # The keys of the latest nicks asked for (each call of a player asks for its nick's once or twice).
 @functools.lru_cache(maxsize=LOCAL_ENTRIES)
 def _key_of(secret: str, nick: str) -> str:
-    digest = hmac.digest(secret.encode(), b"nick\0" + nick.encode(), "sha256").hex()
+    digest = _hmac(secret, b"nick\0" + nick.encode())
     return f"tab:credentials:{digest[:40]}"
 
 
 def _fingerprint(nick: str, password: str) -> str:
-    message = b"pair\0" + nick.encode() + b"\0" + password.encode()
-    return hmac.digest(settings.SECRET_KEY.encode(), message, "sha256").hex()
+    return _hmac(settings.SECRET_KEY, b"pair\0" + nick.encode() + b"\0" + password.encode())
+
+
+def _hmac(secret: str, message: bytes) -> str:
+    """HMAC-SHA256 of the message, in hex. Not `hmac.digest`, which gives up the GIL around OpenSSL's work: in the
+    database thread of a server process each give-up waits for the busy event loop to hand the GIL back (up to the
+    interpreter's switch interval, 5 ms; core/randomness.py says more). An HMAC object keeps it for a message this
+    short; the digest is the same."""
+    return hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()
 
 
 def remembered_user_id(nick: str, password: str) -> int | None:

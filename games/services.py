@@ -9,7 +9,6 @@ game.
 
 import contextlib
 import math
-import secrets
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -22,6 +21,7 @@ from django.utils import timezone
 
 from accounts.nicks import is_computer
 from core.errors import Refusal
+from core.randomness import SecureRandom
 from rankings.services import Changes, Result, rankings_rebuild, result_record
 
 from . import history, publication, store
@@ -29,8 +29,9 @@ from .bots import runner
 from .models import Game, GameEvent, Seat, SweepMark, WaitingRoom
 from .rules import Engine, IllegalAction, Outcome, Played, find_engine
 
-# The dice and sticks of every game: the operating system's randomness, which no player can predict.
-RANDOM = secrets.SystemRandom()
+# The dice and sticks of every game: the operating system's randomness, which no player can predict (read ahead: an
+# action must not give up the GIL for it, core/randomness.py).
+RANDOM = SecureRandom()
 
 
 class GameError(Refusal):
