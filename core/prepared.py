@@ -184,31 +184,25 @@ def lean_converters(functions: list, field: object, db: BaseDatabaseWrapper) -> 
 
 
 @cache
-def _plain(field: Field) -> type | None:
-    """The class of the values the field writes as they are given, or nearly (`_as_integer`), as None too: int in an
-    integer or foreign key column, str in a text column; or None. Most values an action writes are such."""
-    if isinstance(field, ForeignKey):
-        return _plain(field.target_field)
-    if isinstance(field, IntegerField) and not isinstance(field, BooleanField):
-        return int
-    return str if isinstance(field, CharField) else None
-
-
-@cache
-def _as_integer(field: Field, vendor: str) -> type[int] | None:
-    """What Django's adaptation makes of an integer written in this integer or foreign key column (`_plain`) on this
-    database: the integer itself (int), or the integer in a class of the column's size (psycopg 3's Int2, Int4 or
-    Int8, which Django uses on PostgreSQL for all but automatic keys); None if it is neither. Learned once from Django's
-    own adaptation of an integer."""
-    adapted = field.get_db_prep_save(1, connections[DEFAULT_DB_ALIAS])
-    kind = type(adapted)
-    return kind if issubclass(kind, int) and not issubclass(kind, bool) and adapted == 1 else None
+def _plain(field: Field, vendor: str) -> tuple[type | None, type[int] | None]:
+    """The class of the values the field writes as they are given, or nearly, as None too: int in an integer or foreign
+    key column, str in a text column; or None. Most values an action writes are such. For an integer column, also
+    what Django's adaptation makes of an integer on this database: the integer itself (int), or the integer in a class
+    of the column's size (psycopg 3's Int2, Int4 or Int8, which Django uses on PostgreSQL for all but automatic keys);
+    None if neither. Learned once from Django's own adaptation of an integer."""
+    target = field.target_field if isinstance(field, ForeignKey) else field
+    if isinstance(target, IntegerField) and not isinstance(target, BooleanField):
+        adapted = field.get_db_prep_save(1, connections[DEFAULT_DB_ALIAS])
+        kind = type(adapted)
+        integer = kind if issubclass(kind, int) and not issubclass(kind, bool) and adapted == 1 else None
+        return int, integer
+    return (str if isinstance(target, CharField) else None), None
 
 
 def save_value(field: Field, value: Any, db: BaseDatabaseWrapper) -> Any:
     """Return `field.get_db_prep_save(value, db)`. A text or None in a text column, and None in an integer or
     foreign key column, are written as they are, whatever the database; an integer there as Django's adaptation
-    leaves it (`_as_integer`). On PostgreSQL an aware datetime is written as it is, as Django's adaptation leaves it
+    leaves it (`_plain`). On PostgreSQL an aware datetime is written as it is, as Django's adaptation leaves it
     there. On SQLite, the values every action writes are adapted without Django's layers: an aware datetime in UTC as
     the text Django writes, and a JSON object or array as its JSON text, written by orjson (a position in a tenth of
     the standard library's time; compact, and characters past ASCII as they are, where Django escapes them: the same
@@ -216,12 +210,9 @@ def save_value(field: Field, value: Any, db: BaseDatabaseWrapper) -> Any:
     refuses what is not plain JSON (a key that is not text, an integer past 64 bits, a lone surrogate), and Django
     writes those; a number that is not finite, which PostgreSQL refuses too, is no value of a game."""
     kind = value.__class__
-    plain = _plain(field)
+    plain, integer = _plain(field, db.vendor)
     if plain is not None and (value is None or kind is plain):
-        if kind is not int:
-            return value
-        integer = _as_integer(field, db.vendor)
-        if integer is int:
+        if kind is not int or integer is int:
             return value
         if integer is not None:
             return integer(value)

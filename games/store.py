@@ -396,6 +396,7 @@ def _entries_taken(game: Game) -> list[list]:
 
 
 def _inserts(rows: list[list]) -> list[tuple[str, list]]:
+    """One INSERT statement for each entry's parameters (`_entries_taken`)."""
     sql, _ = _insert(connections[DEFAULT_DB_ALIAS].vendor)
     return [(sql, row) for row in rows]
 
