@@ -51,8 +51,8 @@ def test_the_check_sees_a_call_that_gives_up_the_gil():
 
 
 def test_the_dice_keep_the_gil():
-    rng = SecureRandom()
-    rng.getrandbits(4)  # the first read
+    rng = SecureRandom(chunk=1 << 20)  # all the calls below take from one read
+    rng.getrandbits(4)  # the read
     assert gil_given_up(lambda: (rng.getrandbits(4), rng.randrange(6), rng.random())) == 0
 
 
