@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games.models import Game
+from games.models import Game, GameEvent
 from games.rules.tab import Throw
 
 pytestmark = pytest.mark.django_db
@@ -21,6 +21,12 @@ def assert_queries(expected: int):
     assert len(statements) == expected, "\n".join(statements)
 
 
+def saved_with_log() -> int:
+    """The statements of a game's save and its log entries: together on PostgreSQL (the entries' INSERT in a WITH clause
+    of the game's UPDATE), apart elsewhere."""
+    return 1 if connection.vendor == "postgresql" else 2
+
+
 @pytest.fixture
 def game(api, alice, bob):
     _, body = api.as_player("alice")("join", group=1, size=9)
@@ -33,19 +39,19 @@ def with_dice(game: str, value: int) -> None:
     Game.objects.filter(public_id=game).update(state={**state, "dice": Throw.of_value(value).to_json()})
 
 
-def test_each_action_is_three_queries(api, game):
+def test_each_action_is_three_queries_two_on_postgresql(api, game):
     alice, bob = api.as_player("alice"), api.as_player("bob")
     alice("roll", game=game)  # the credentials are remembered from here on
     bob("roll", game=game)
     with_dice(game, 1)
     # lock and read the game (its players' nicks are remembered by id), update it, insert the log entry
-    with assert_queries(3):
+    with assert_queries(1 + saved_with_log()):
         assert alice("notify", game=game, cell=8) == (200, {})
-    with assert_queries(3):
+    with assert_queries(1 + saved_with_log()):
         assert alice("roll", game=game) == (200, {})
     with_dice(game, 2)
     Game.objects.filter(public_id=game).update(state={**Game.objects.get(public_id=game).state, "pieces": [None] * 36})
-    with assert_queries(3):
+    with assert_queries(1 + saved_with_log()):
         assert alice("pass", game=game) == (200, {})
     # A refusal reads and writes nothing more than the lock.
     with assert_queries(1):
@@ -63,7 +69,7 @@ def test_join_queries(api, alice, bob):
     # lock the account's row, look for a game waited in elsewhere, lock the waiting room, lock the waiting game with
     # its seats, take the second seat, start the game, log it, and read the players' nicks for the first snapshot:
     # once per process (accounts.nicks), hence not again below
-    with assert_queries(10):
+    with assert_queries(8 + saved_with_log()):
         api.as_player("bob")("join", group=2, size=9)
 
 
@@ -83,6 +89,7 @@ def test_a_move_that_ends_a_turn_and_the_roll_that_begins_the_next_save_the_game
         state = plakoto.table_view("queries").state
         origin, destination = sorted(state.plan())[0]
         ends_the_turn = len(state.dice_left) == 1
+        logged = GameEvent.objects.count()
         with CaptureQueriesContext(connection) as context:
             plakoto.piece_move(
                 name="queries", token=tokens[state.turn], x=origin, y=len(state.points[origin]), destination=destination
@@ -93,5 +100,5 @@ def test_a_move_that_ends_a_turn_and_the_roll_that_begins_the_next_save_the_game
         raise AssertionError("no turn ended")
     statements = [query["sql"] for query in context.captured_queries]
     # the move's entry and the roll's (and a pass's, if the roll gave no move), but one write of the game
-    assert sum(sql.startswith('INSERT INTO "games_gameevent"') for sql in statements) >= 2, statements
-    assert sum(sql.startswith('UPDATE "games_game"') for sql in statements) == 1, statements
+    assert GameEvent.objects.count() - logged >= 2
+    assert sum('UPDATE "games_game"' in sql for sql in statements) == 1, statements
