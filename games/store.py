@@ -1,5 +1,6 @@
-"""The three statements of every game action, built once: lock the game, save it, add an entry to its log; the
-users in its seats, read once per game and process; and what a game's end writes of each seat.
+"""The three statements of every game action, built once: lock the game, save it, add an entry to its log (on
+PostgreSQL the last two are one statement); the users in its seats, read once per game and process; and what a game's
+end writes of each seat.
 
 Through the ORM, most of an action's CPU went to building the same SQL again each time (the queryset, its compiler,
 the model's save machinery), many times what running the statements costs (BENCHMARKS.md). Here each statement is
