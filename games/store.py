@@ -323,7 +323,8 @@ def game_save(game: Game, state: object = None) -> None:
     update, written = prepared.update_statement(Game, game.pk, {name: getattr(game, _ATTNAMES[name]) for name in names})
     row = getattr(game, "_row", None)
     held = row is not None and game.status == Game.Status.PLAYING
-    postgresql = connections[DEFAULT_DB_ALIAS].vendor == "postgresql"
+    db = connections[DEFAULT_DB_ALIAS]
+    postgresql = db.vendor == "postgresql"
     # The log's entries of this change and the game's row together: on PostgreSQL in one statement (the entries'
     # INSERT in a WITH clause of the game's UPDATE; each statement costs the driver about as much as the server), whose
     # UPDATE returns the version of the row it leaves, for the game to be held with.
@@ -331,12 +332,12 @@ def game_save(game: Game, state: object = None) -> None:
         sql, params = update
         if held:
             sql = f"{sql} RETURNING {_VERSION_OF_ROW}"
-        entries = _entries_taken(game)
+        entries = _entries_taken(game, db)
         if entries:
-            sql, params = _logged_with(len(entries), sql), [value for row in entries for value in row] + params
+            sql, params = _logged_with(len(entries), sql), [value for entry in entries for value in entry] + params
         statements = [(sql, params)]
     else:
-        statements = [*_inserts(_entries_taken(game)), update]
+        statements = [*_inserts(_entries_taken(game, db), db), update]
     version_of_row = prepared.run_together(statements, answer=held and postgresql)
     _remember_stored(game)
     if state is not None and game.status == Game.Status.PLAYING and "state" in names:
@@ -381,14 +382,16 @@ def event_pending(*, game: Game, kind: str, player_id: int | None, data: dict, a
 
 def events_write(game: Game) -> None:
     """Write the game's log entries still pending (`event_pending`)."""
-    prepared.run_together(_inserts(_entries_taken(game)))
+    db = connections[DEFAULT_DB_ALIAS]
+    prepared.run_together(_inserts(_entries_taken(game, db), db))
 
 
-def _entries_taken(game: Game) -> list[list]:
+def _entries_taken(game: Game, db: Any) -> list[list]:
     """The parameters of the INSERT (`_insert`) of each of the game's pending log entries, which are no longer
     pending."""
     pending: list[tuple] = game.__dict__.pop("_entries_pending", [])
-    db = connections[DEFAULT_DB_ALIAS]
+    if not pending:
+        return []
     _, fields = _insert(db.vendor)
     return [
         [prepared.save_value(field, value, db) for field, value in zip(fields, (game.pk, *entry), strict=True)]
@@ -396,9 +399,9 @@ def _entries_taken(game: Game) -> list[list]:
     ]
 
 
-def _inserts(rows: list[list]) -> list[tuple[str, list]]:
+def _inserts(rows: list[list], db: Any) -> list[tuple[str, list]]:
     """One INSERT statement for each entry's parameters (`_entries_taken`)."""
-    sql, _ = _insert(connections[DEFAULT_DB_ALIAS].vendor)
+    sql, _ = _insert(db.vendor)
     return [(sql, row) for row in rows]
 
 
