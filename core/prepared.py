@@ -34,14 +34,16 @@ from django.db.models import (
 
 class _Kept:
     """A connection's cursor for the statements built once, and their SQL as its driver reads it; on PostgreSQL, while
-    writes are deferred (`writes_deferred`), the pipeline that holds those not yet sent."""
+    writes are deferred (`writes_deferred`), the writes that wait (each with the cursor to run it on) and the pipeline
+    that holds those sent but not yet answered."""
 
-    __slots__ = ("connection", "cursor", "sql", "deferring", "pipeline")
+    __slots__ = ("connection", "cursor", "sql", "deferring", "waiting", "pipeline")
 
     def __init__(self, connection: Any, cursor: Any):
         self.connection, self.cursor = connection, cursor
         self.sql: dict[str, str] = {}
         self.deferring = False
+        self.waiting: list[tuple[Any, str, list]] = []
         self.pipeline: contextlib.ExitStack | None = None
 
 
@@ -86,9 +88,10 @@ def run(sql: str, params: list | tuple, db: BaseDatabaseWrapper | None = None) -
         driver_sql = kept.sql[sql] = _driver_sql(db, sql)
     db.validate_no_broken_transaction()
     with db.wrap_database_errors:
+        _release(kept)
         kept.cursor.execute(driver_sql, params)
         if kept.pipeline is not None:
-            _send(kept)  # this statement and the writes that wait, in one trip; its answer read
+            _send(kept)  # this statement and the writes that waited, in one trip; its answer read
     return kept.cursor
 
 
@@ -285,11 +288,8 @@ def run_together(statements: list[tuple[str, list]], *, answer: bool = False) ->
     with db.wrap_database_errors:
         if deferred:
             # Sent with what comes next in the transaction (`writes_deferred`).
-            if kept.pipeline is None:
-                _open(kept)
-            for sql, params in statements[:-1]:
-                kept.cursor.execute(sql, params)
-            last.execute(*statements[-1])
+            kept.waiting.extend((kept.cursor, sql, params) for sql, params in statements[:-1])
+            kept.waiting.append((last, *statements[-1]))
         else:
             with kept.connection.pipeline():
                 for sql, params in statements[:-1]:
@@ -320,16 +320,18 @@ def writes_deferred(db: BaseDatabaseWrapper | None = None) -> Iterator[None]:
     try:
         with db.execute_wrapper(_sent_first):
             yield
-        if kept.pipeline is not None:
+        if kept.pipeline is not None or kept.waiting:
             with db.wrap_database_errors:
+                _release(kept)
                 if kept.connection.info.transaction_status != _idle():
                     # Django's commit then finds the transaction ended and has nothing to send.
                     kept.cursor.execute("COMMIT", prepare=False)
                 _send(kept)
     finally:
         kept.deferring = False
-        # If the block failed: what waits is sent (its errors, if any, not raised over the block's own) and the
-        # transaction rolls back.
+        # If the block failed: the writes that wait are dropped, what was sent is answered (its errors, if any, not
+        # raised over the block's own), and the transaction rolls back.
+        kept.waiting.clear()
         _send(kept, abandoned=True)
 
 
@@ -342,6 +344,20 @@ def _idle() -> Any:
 
 class DeferredWritesAbandoned(Exception):
     """What a pipeline of deferred writes is told when the transaction they belong to fails before they are sent."""
+
+
+def _release(kept: _Kept) -> None:
+    """Send the writes that wait (`run_together`), one right after the other: in the pipeline, unanswered until it is
+    closed (`_send`), which the caller does with what it sends next. Held back until then, rather than sent as each
+    action makes them, they reach the server together: each statement sent on its own woke its process (and the
+    server's process, woken, took the core from ours), once per action instead of once per batch."""
+    if not kept.waiting:
+        return
+    if kept.pipeline is None:
+        _open(kept)
+    waiting, kept.waiting = kept.waiting, []
+    for cursor, sql, params in waiting:
+        cursor.execute(sql, params)
 
 
 def _open(kept: _Kept) -> None:
@@ -365,7 +381,8 @@ def _sent_first(execute: Callable, sql: str, params: Any, many: bool, context: d
     statement's row count right away, which a pipeline does not give)."""
     db = context["connection"]
     kept = getattr(db, "_prepared_kept", None)
-    if kept is not None and kept.pipeline is not None:
+    if kept is not None and (kept.pipeline is not None or kept.waiting):
         with db.wrap_database_errors:
+            _release(kept)
             _send(kept)
     return execute(sql, params, many, context)
