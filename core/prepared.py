@@ -55,9 +55,22 @@ def _kept(db: BaseDatabaseWrapper) -> _Kept:
         # On SQLite a plain cursor of the driver, which reads its own placeholders ("?"), where Django's converts
         # each statement's "%s" on every call; elsewhere the cursor Django's wraps.
         driver_cursor = db.connection.cursor() if db.vendor == "sqlite" else db.create_cursor()
+        if db.vendor == "postgresql":
+            _lean_loaders(db, driver_cursor)
         kept = _Kept(db.connection, driver_cursor)
         db._prepared_kept = kept  # type: ignore[attr-defined]
     return kept
+
+
+def _lean_loaders(db: BaseDatabaseWrapper, cursor: Any) -> None:
+    """On PostgreSQL, with the connection's time zone UTC and Django's too: the kept cursor reads a timestamp with time
+    zone through psycopg's own loader (in C), which gives the very datetime Django's gives (Django's calls it, then
+    sets the time zone that it already has, in Python: a game's locking read has six such columns, 1.5 µs each)."""
+    from psycopg import adapters, postgres, pq
+
+    if settings.USE_TZ and db.timezone is UTC and db.connection.info.timezone is UTC:
+        oid = postgres.types["timestamptz"].oid
+        cursor.adapters.register_loader(oid, adapters.get_loader(oid, pq.Format.TEXT))
 
 
 def _driver_sql(db: BaseDatabaseWrapper, sql: str) -> str:

@@ -199,6 +199,21 @@ def test_datetimes_read_on_the_hot_paths_are_what_django_reads(moment):
     assert prepared.sqlite_utc_datetime(None, None, connection) is None
 
 
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(moments)
+def test_on_postgresql_statements_built_once_read_datetimes_as_django_reads_them(moment):
+    """On PostgreSQL the kept cursor reads a timestamp with time zone through psycopg's own loader, not Django's:
+    the same moment, in the same time zone object."""
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL's loaders")
+    sql = "SELECT %s::timestamptz, NULL::timestamptz"
+    read = prepared.run(sql, [moment]).fetchone()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [moment])
+        djangos = cursor.fetchone()
+    assert read == djangos and read[0] == moment and read[0].tzinfo is djangos[0].tzinfo is UTC
+
+
 # Writes deferred (`writes_deferred`, the database thread's batches): on PostgreSQL an action's writes go with the next
 # statement of the transaction, or with its COMMIT at the block's end. Each test commits for real, as a batch does.
 
