@@ -9,6 +9,7 @@ converts the row's columns as the ORM's own iteration would. Statements built on
 """
 
 import contextlib
+import re
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from functools import cache
@@ -190,12 +191,36 @@ def sqlite_utc_datetime(value: object, expression: object, db: object) -> dateti
     return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
+# A run of digits that may be a number past 64 bits, which orjson reads as a float where the standard library reads
+# an integer.
+_LONG_NUMBER = re.compile(r"\d{19}")
+
+
+def _json_reader(from_db_value: Callable[[Any, Any, Any], Any]) -> Callable[[Any, Any, Any], Any]:
+    """A JSON column's converter that gives what Django's (`from_db_value`) gives: a text read by orjson (a position in
+    a fifth of the standard library's time), and by Django's converter whatever orjson would read otherwise or
+    refuses (a number past 64 bits, NaN, a lone surrogate, what is no JSON) and what is not a text."""
+
+    def read(value: Any, expression: Any, db: Any) -> Any:
+        if value.__class__ is str and _LONG_NUMBER.search(value) is None:
+            try:
+                return orjson.loads(value)
+            except orjson.JSONDecodeError:
+                pass
+        return from_db_value(value, expression, db)
+
+    return read
+
+
 def lean_converters(functions: list, field: object, db: BaseDatabaseWrapper) -> list:
     """The converters of a column read on a hot path: Django's (`functions`), but on SQLite with the database's time
-    in UTC a datetime column's converter is `sqlite_utc_datetime`, which gives the same for less."""
+    in UTC a datetime column's converter is `sqlite_utc_datetime`, and a JSON column's without a decoder of its own
+    is `_json_reader`'s, each of which gives the same for less."""
     sqlite_utc = db.vendor == "sqlite" and db.timezone == UTC and settings.USE_TZ
     if sqlite_utc and isinstance(field, DateTimeField) and functions == [db.ops.convert_datetimefield_value]:
         return [sqlite_utc_datetime]
+    if isinstance(field, JSONField) and field.decoder is None and functions == [field.from_db_value]:
+        return [_json_reader(field.from_db_value)]
     return functions
 
 

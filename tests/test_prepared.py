@@ -214,6 +214,44 @@ def test_on_postgresql_statements_built_once_read_datetimes_as_django_reads_them
     assert read == djangos and read[0] == moment and read[0].tzinfo is djangos[0].tzinfo is UTC
 
 
+@settings(max_examples=500, deadline=None)
+@given(
+    st.recursive(
+        json_values | st.floats() | st.integers(min_value=-(2**80), max_value=2**80),
+        lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=4), children, max_size=4),
+        max_leaves=10,
+    )
+    .map(json.dumps)
+    .flatmap(lambda text: st.sampled_from([text, text[:-1], f'"{text}"', "NaN", '"\\ud800"', '{"a": 1, "a": 2}']))
+)
+def test_json_columns_read_on_the_hot_paths_are_what_django_reads(text):
+    """A JSON column of a statement built once is read by orjson where it reads what the standard library reads, and
+    by Django's converter otherwise: the same values, of the same types, for any text."""
+    from games.models import Game
+
+    field = Game._meta.get_field("state")
+    column = field.get_col(Game._meta.db_table)
+    djangos = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
+    (function,) = prepared.lean_converters(djangos, field, connection)
+    assert djangos == [field.from_db_value] and function is not field.from_db_value
+    read, expected = function(text, column, connection), field.from_db_value(text, column, connection)
+    assert _same(read, expected)
+    assert function(None, column, connection) is None
+
+
+def _same(read, expected) -> bool:
+    """Equal, of the same types all the way down (NaN equal to NaN)."""
+    if type(read) is not type(expected):
+        return False
+    if isinstance(read, list):
+        return len(read) == len(expected) and all(_same(a, b) for a, b in zip(read, expected, strict=True))
+    if isinstance(read, dict):
+        return list(read) == list(expected) and all(_same(read[key], expected[key]) for key in read)
+    if isinstance(read, float) and read != read:
+        return expected != expected
+    return read == expected
+
+
 # Writes deferred (`writes_deferred`, the database thread's batches): on PostgreSQL an action's writes go with the next
 # statement of the transaction, or with its COMMIT at the block's end. Each test commits for real, as a batch does.
 
