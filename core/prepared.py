@@ -38,7 +38,7 @@ class _Kept:
     writes are deferred (`writes_deferred`), the writes that wait (each with the cursor to run it on) and the pipeline
     that holds those sent but not yet answered."""
 
-    __slots__ = ("connection", "cursor", "sql", "deferring", "waiting", "pipeline")
+    __slots__ = ("connection", "cursor", "sql", "deferring", "waiting", "pipeline", "answers", "answered")
 
     def __init__(self, connection: Any, cursor: Any):
         self.connection, self.cursor = connection, cursor
@@ -46,6 +46,17 @@ class _Kept:
         self.deferring = False
         self.waiting: list[tuple[Any, str, list]] = []
         self.pipeline: contextlib.ExitStack | None = None
+        # The cursors of the answers of deferred writes (`run_together`), kept from one block to the next, and how many
+        # the current block has taken.
+        self.answers: list[Any] = []
+        self.answered = 0
+
+    def answer_cursor(self, db: BaseDatabaseWrapper) -> Any:
+        """A cursor for the answer of a deferred write: one of the kept ones that this block has not taken yet."""
+        if self.answered == len(self.answers):
+            self.answers.append(db.create_cursor())
+        self.answered += 1
+        return self.answers[self.answered - 1]
 
 
 def _kept(db: BaseDatabaseWrapper) -> _Kept:
@@ -303,7 +314,8 @@ def update_statement(model: type[Model], pk: Any, values: dict[str, Any]) -> tup
 def run_together(statements: list[tuple[str, list]], *, answer: bool = False) -> Callable[[], Any] | None:
     """Run statements built once whose results no one reads (writes), in their order, on this thread's connection;
     with `answer`, return a function that gives the last statement's row (what its RETURNING clause returns) once it
-    has been sent: at once, or once the transaction has committed where the writes were deferred (`writes_deferred`).
+    has been sent: at once, or once the transaction has committed where the writes were deferred (`writes_deferred`),
+    and then only until the next such block begins (its cursor serves that block's answers).
 
     On PostgreSQL in one trip to the server (psycopg's pipeline mode): each statement is sent without waiting for the
     answer of the one before, and the answers are read together at the end, where an error of any of them is raised,
@@ -321,8 +333,9 @@ def run_together(statements: list[tuple[str, list]], *, answer: bool = False) ->
             return lambda: row
         return None
     db.validate_no_broken_transaction()
-    # The answer's statement on a cursor of its own: the kept one's result is the next statement's.
-    last = db.create_cursor() if answer else kept.cursor
+    # The answer's statement on a cursor of its own: the kept one's result is the next statement's. While writes are
+    # deferred, one kept for such answers: each is read by the block's commit (its on_commit), before the next block.
+    last = kept.cursor if not answer else kept.answer_cursor(db) if deferred else db.create_cursor()
     with db.wrap_database_errors:
         if deferred:
             # Sent with what comes next in the transaction (`writes_deferred`).
@@ -354,6 +367,7 @@ def writes_deferred(db: BaseDatabaseWrapper | None = None) -> Iterator[None]:
         return
     kept = _kept(db)
     kept.deferring = True
+    kept.answered = 0
     _open(kept)
     try:
         with db.execute_wrapper(_sent_first):

@@ -287,6 +287,21 @@ def test_deferred_writes_are_read_back_in_order_and_committed_at_the_blocks_end(
 
 
 @pytest.mark.django_db(transaction=True)
+def test_each_deferred_write_answers_with_its_own_row_block_after_block():
+    from django.db import transaction
+
+    games = [room_create(holder=Holder.new())[0].game for _ in range(3)]
+    for block in range(3):
+        answers, read = [], []
+        with transaction.atomic(), prepared.writes_deferred():
+            for game in games[: block + 1]:
+                sql, params = _game_update(game, pool=f"{block}-{game.pk}")
+                answers.append(prepared.run_together([(f"{sql} RETURNING pool", params)], answer=True))
+            transaction.on_commit(lambda answers=answers, read=read: read.extend(answer() for answer in answers))
+        assert read == [(f"{block}-{game.pk}",) for game in games[: block + 1]]
+
+
+@pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("then", ["a statement built once", "one of Django's", "the commit"])
 def test_a_deferred_write_that_fails_fails_its_transaction_where_it_is_sent(then):
     from django.db import IntegrityError, transaction
