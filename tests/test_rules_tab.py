@@ -811,6 +811,19 @@ def test_from_json_refuses_a_board_of_the_wrong_length() -> None:
         State.from_json(data)
 
 
+@pytest.mark.parametrize("color", COLORS)
+@pytest.mark.parametrize("in_motion", [False, True])
+@pytest.mark.parametrize("reached_last_row", [False, True])
+def test_pieces_rebuilt_from_json_are_the_same_values_shared(color, in_motion, reached_last_row) -> None:
+    piece = Piece(color, in_motion, reached_last_row)
+    rebuilt = Piece.from_json(json.loads(json.dumps(piece.to_json())))
+    assert rebuilt == piece and rebuilt is Piece.from_json(piece.to_json())
+    with pytest.raises(ValueError):
+        Piece.from_json({**piece.to_json(), "color": "green"})
+    with pytest.raises(ValueError):
+        Piece.from_json({**piece.to_json(), "color": ["unhashable"]})
+
+
 def test_copy_is_independent() -> None:
     state = fork_position()
     state.select(20)

@@ -49,11 +49,20 @@ class Piece:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Piece:
-        """Rebuild a piece from `to_json`'s output."""
+        """Rebuild a piece from `to_json`'s output. A piece is a value (frozen) and there are eight: each is made
+        once and shared by every board rebuilt, where a position held a new one for each of its pieces."""
         color = data["color"]
         if color not in COLORS:
             raise ValueError(f"invalid color {color!r}")
-        return cls(color, bool(data["inMotion"]), bool(data["reachedLastRow"]))
+        key = (color, bool(data["inMotion"]), bool(data["reachedLastRow"]))
+        piece = _PIECES.get(key)
+        if piece is None:
+            piece = _PIECES[key] = cls(*key)
+        return piece
+
+
+# The pieces rebuilt so far (Piece.from_json), by their color and two facts.
+_PIECES: dict[tuple[str, bool, bool], Piece] = {}
 
 
 @dataclass(frozen=True, slots=True)
