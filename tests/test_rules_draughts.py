@@ -1,6 +1,7 @@
 """English draughts' rules (games/rules/draughts.py): the move generator checked by perft from the start, and a
 hand-written position for every rule. Positions are drawn as the protocol's board, row 8 first."""
 
+import gc
 import random
 
 import pytest
@@ -84,6 +85,21 @@ def test_a_multi_jump_is_completed_and_may_change_direction():
     assert state.text[square_index("g7")] == "w" and state.text[square_index("c3")] == "0"
     assert state.text[square_index("d4")] == "0" and state.text[square_index("f6")] == "0"
     assert state.text[square_index("d6")] == "b" and state.turn == BLACK
+
+
+def test_looking_for_captures_leaves_no_garbage_for_the_collector():
+    # A server process looks for captures on every command: a search that left a reference cycle behind (a closure
+    # that called itself) filled the collector's young generation, whose passes then paused the whole server.
+    state = position("w:c3 b:d4 b:d6 b:f6")
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(100):
+            state._moves = None
+            assert len(state.legal_moves()) == 2
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
 
 
 def test_a_sequence_need_not_be_the_longest():
