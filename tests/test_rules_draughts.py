@@ -170,6 +170,16 @@ def test_refusals_name_the_reason_and_change_nothing():
     assert state.text == before and state.turn == WHITE
 
 
+def test_a_copy_takes_the_moves_found_and_each_position_keeps_its_own():
+    state = position("w:c3 b:d4 b:d6 b:f6")
+    moves = state.legal_moves()
+    copy = state.copy()
+    assert copy.legal_moves() is moves  # not looked for again
+    copy.apply(copy.find(parse_path(["c3", "e5", "g7"])))
+    assert copy.turn == BLACK and all(move.path[0] != square_index("c3") for move in copy.legal_moves())
+    assert state.legal_moves() is moves and paths(state) == {"c3 e5 c7", "c3 e5 g7"}
+
+
 def test_the_engine_plays_logs_and_replays_random_games():
     engine, rng = find_engine("draughts"), random.Random(7)
     for _ in range(20):

@@ -206,7 +206,9 @@ class State:
         return None if self.legal_moves() else opponent(self.turn)
 
     def copy(self) -> State:
-        return State(list(self.board), self.turn)
+        # With the legal moves found so far (a list no one changes: `apply` replaces it): a server keeps a position
+        # for the next command and hands out copies of it, each of which would otherwise look for them again.
+        return State(list(self.board), self.turn, self._moves)
 
     def to_json(self) -> dict[str, Any]:
         return {"board": self.text, "turn": self.turn}
