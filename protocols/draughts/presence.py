@@ -59,8 +59,11 @@ def hold_until(now: datetime) -> datetime:
 
 def online(room: Room, colour: str, now: datetime) -> bool:
     """Return whether a live connection holds the colour ("white" or "black") of the room."""
-    holder = getattr(room, f"{colour}_holder")
-    until = getattr(room, f"{colour}_held_until")
+    return held(getattr(room, f"{colour}_holder"), getattr(room, f"{colour}_held_until"), now)
+
+
+def held(holder: str, until: datetime | None, now: datetime) -> bool:
+    """Return whether a colour's hold (its holder, and until when) is a live connection's at `now`."""
     return bool(holder) and until is not None and until > now
 
 

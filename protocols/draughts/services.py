@@ -249,7 +249,8 @@ def room_view(*, room_id: uuid.UUID) -> RoomView:
     row = _view_query.first(room_id)
     if row is None:
         raise RoomNotFound("no such room")
-    holds = Room(white_holder=row[0], white_held_until=row[1], black_holder=row[2], black_held_until=row[3])
+    # The holds read as they are: a Room built for them drew its three default UUIDs from the system's random source.
+    white_holder, white_held_until, black_holder, black_held_until = row[:4]
     public_id, status, state, version, deadline, winner, clock_ms, clocks, offers = row[4:]
     now = timezone.now()
     if status == Game.Status.PLAYING and deadline is not None and deadline <= now:
@@ -265,7 +266,7 @@ def room_view(*, room_id: uuid.UUID) -> RoomView:
         turn=state["turn"],
         wants_draw=(0 in offers, 1 in offers),
         times=(times[0], times[1]),
-        online=(presence.online(holds, "white", now), presence.online(holds, "black", now)),
+        online=(presence.held(white_holder, white_held_until, now), presence.held(black_holder, black_held_until, now)),
         board=state["board"],
         version=version,
         game=public_id,
