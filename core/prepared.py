@@ -211,6 +211,8 @@ _LONG_RUN = b"0" * 19
 
 def _long_number(text: str) -> bool:
     """Whether `text` has a run of 19 digits or more, or is no UTF-8 (a lone surrogate, which orjson refuses too)."""
+    if len(text) < len(_LONG_RUN):
+        return False  # a short text (two clocks' readings, the offers of a draw) cannot hold one
     try:
         return _LONG_RUN in text.encode().translate(_DIGITS_AS_ZERO)
     except UnicodeEncodeError:
