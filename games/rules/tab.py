@@ -7,7 +7,7 @@ import secrets
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache, lru_cache
 from types import MappingProxyType
 from typing import Any, Final
 
@@ -54,15 +54,13 @@ class Piece:
         color = data["color"]
         if color not in COLORS:
             raise ValueError(f"invalid color {color!r}")
-        key = (color, bool(data["inMotion"]), bool(data["reachedLastRow"]))
-        piece = _PIECES.get(key)
-        if piece is None:
-            piece = _PIECES[key] = cls(*key)
-        return piece
+        return _shared_piece(color, bool(data["inMotion"]), bool(data["reachedLastRow"]))
 
 
-# The pieces rebuilt so far (Piece.from_json), by their color and two facts.
-_PIECES: dict[tuple[str, bool, bool], Piece] = {}
+@cache
+def _shared_piece(color: str, in_motion: bool, reached_last_row: bool) -> Piece:
+    """The one piece of this color and these two facts (Piece.from_json)."""
+    return Piece(color, in_motion, reached_last_row)
 
 
 @dataclass(frozen=True, slots=True)
