@@ -85,6 +85,19 @@ def test_a_room_is_deleted_when_its_last_colour_leaves_whatever_the_state():
     assert game.status == Game.Status.PLAYING  # left before its end: kept as unfinished
 
 
+def test_leaving_frees_the_colour_and_keeps_the_room_while_the_other_is_in():
+    room, white, black, white_holder, black_holder = started()
+    room_leave(seated=white, holder=white_holder)
+    row = Room.objects.get(pk=room.pk)
+    assert (row.white_in, row.white_holder, row.white_process, row.white_held_until) == (False, "", "", None)
+    assert row.black_in and row.black_holder == black_holder.token and row.black_held_until is not None
+    assert row.deleted_at is None
+    assert room_view(room_id=room.pk).online == (False, True)
+    room_leave(seated=black, holder=black_holder)
+    row = Room.objects.get(pk=room.pk)
+    assert not row.black_in and row.black_holder == "" and row.deleted_at is not None
+
+
 def test_a_held_colour_cannot_be_taken_until_its_hold_lapses():
     room, white, black, white_holder, _ = started()
     with pytest.raises(RoomNotFound):
