@@ -190,8 +190,10 @@ class StreamSlot:
         self.key = key
         self.renewed = time.monotonic()
 
-    def is_due(self, now: float) -> bool:
-        return self.key is not None and now - self.renewed >= settings.TAB_KEEPALIVE_SECONDS
+    def is_due(self, renewed_before: float) -> bool:
+        """Whether the slot holds a key last renewed at `renewed_before` (time.monotonic()) or earlier: the timer asks
+        of every stream, once a second, with `time.monotonic() - TAB_KEEPALIVE_SECONDS` read once for all."""
+        return self.key is not None and self.renewed <= renewed_before
 
     def release(self) -> None:
         if self.key:

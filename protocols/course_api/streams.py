@@ -82,12 +82,12 @@ async def _ping_forever() -> None:
     while True:
         keepalive = settings.TAB_KEEPALIVE_SECONDS
         await asyncio.sleep(min(1.0, keepalive / 4))
-        due, now = loop.time() - keepalive, time.monotonic()
+        due, renewed_before = loop.time() - keepalive, time.monotonic() - keepalive
         slots = []
         for subscription in list(_pinged):
             if subscription.last_sent <= due:
                 subscription.wake()
-            if subscription.slot.is_due(now):
+            if subscription.slot.is_due(renewed_before):
                 slots.append(subscription.slot)
         if slots:
             try:
