@@ -145,29 +145,65 @@ def _locked_room(room_id: uuid.UUID) -> Room:
     return room
 
 
+# What a JOIN reads of its room, its row locked: its colours' UUIDs, who is in it and holds each colour, its game.
+_join_query = Prepared(
+    lambda room_id: (
+        Room.objects.select_for_update()
+        .filter(pk=room_id, deleted_at=None)
+        .values_list(
+            "white_key",
+            "black_key",
+            "white_in",
+            "black_in",
+            "white_holder",
+            "black_holder",
+            "white_process",
+            "black_process",
+            "white_held_until",
+            "black_held_until",
+            "game__public_id",
+            "game__status",
+        )
+    ),
+    [(Room._meta.pk, _STAND_IN)],
+)
+
+
 def room_join(*, room_id: uuid.UUID, key: uuid.UUID, holder: Holder) -> Seated:
     """Put the connection in the room with the colour whose UUID is `key`; the first coming of the second colour
     starts the game. A colour held by a live connection cannot be joined (no take-over), except a web page's by
-    another page."""
+    another page. (Read and written by statements built once: rooms are joined again whenever a game ends.)"""
     now = timezone.now()
     with transaction.atomic():
-        room = _locked_room(room_id)
-        if key == room.white_key:
+        row = _join_query.first(room_id)
+        if row is None:
+            raise RoomNotFound("no such room")
+        white_key, black_key, white_in, black_in, *holds, public_id, status = row
+        if key == white_key:
             colour = WHITE
-        elif key == room.black_key:
+        elif key == black_key:
             colour = BLACK
         else:
             raise RoomNotFound("not a colour of this room")
-        name = COLOURS[colour]
-        if presence.online(room, name, now):
-            taken_by_page = getattr(room, f"{name}_process") == "" and holder.process == ""
+        mine = 0 if colour == WHITE else 1
+        held_by, process, until = holds[mine], holds[2 + mine], holds[4 + mine]
+        if presence.held(held_by, until, now):
+            taken_by_page = process == "" and holder.process == ""
             if not taken_by_page:
                 raise RoomNotFound("this colour is held by another connection")
-        _hold(room, colour, holder, now)
-        room.save()
-        seated = _seated(room, colour)
-        if room.game.status == Game.Status.WAITING and room.white_in and room.black_in:
-            match_start(public_id=room.game.public_id, user_id=seated.user_id)
+        name = COLOURS[colour]
+        values: dict[str, object] = {
+            f"{name}_in": True,
+            f"{name}_holder": holder.token,
+            f"{name}_process": holder.process,
+        }
+        values[f"{name}_held_until"] = presence.hold_until(now)
+        update(Room, room_id, values)
+        # A room's two seats are taken when it is made, for good: remembered once read.
+        seated = Seated(room_id, colour, public_id, store.seated(public_id)[mine])
+        other_in = black_in if colour == WHITE else white_in
+        if status == Game.Status.WAITING and other_in:
+            match_start(public_id=public_id, user_id=seated.user_id)
         return seated
 
 
