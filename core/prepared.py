@@ -263,6 +263,22 @@ def _plain(field: Field, vendor: str) -> tuple[type | None, type[int] | None]:
     return (str if isinstance(target, CharField) else None), None
 
 
+# The latest datetime written on SQLite, and its text: an action writes the same moment several times (when it was
+# made, in its log's entries, and as the game's change), each 2 us to write out. Held, so that its id is not reused.
+_last_utc: tuple[datetime, str] = (datetime.min.replace(tzinfo=UTC), str(datetime.min))
+
+
+def _utc_text(value: datetime) -> str:
+    """The text Django writes on SQLite of an aware datetime in UTC: `str(value.replace(tzinfo=None))`."""
+    global _last_utc
+    last = _last_utc
+    if last[0] is value:
+        return last[1]
+    text = value.isoformat(" ")[:-6]  # without its offset, "+00:00"
+    _last_utc = (value, text)
+    return text
+
+
 def save_value(field: Field, value: Any, db: BaseDatabaseWrapper) -> Any:
     """Return `field.get_db_prep_save(value, db)`. A text or None in a text column, and None in an integer or
     foreign key column, are written as they are, whatever the database; an integer there as Django's adaptation
@@ -282,8 +298,9 @@ def save_value(field: Field, value: Any, db: BaseDatabaseWrapper) -> Any:
             return integer(value)
     if db.vendor == "sqlite":
         if kind is datetime and value.tzinfo is UTC and isinstance(field, DateTimeField):
-            if db.timezone is UTC and settings.USE_TZ:
-                return str(value.replace(tzinfo=None))
+            # The connection's time zone is UTC only while USE_TZ is on (Django forgets it when the setting changes).
+            if db.timezone is UTC:
+                return _utc_text(value)
         elif (kind is dict or kind is list) and isinstance(field, JSONField) and field.encoder is None:
             try:
                 return orjson.dumps(value).decode()
