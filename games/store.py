@@ -399,10 +399,20 @@ def _entries_taken(game: Game, db: Any) -> list[list]:
     ]
 
 
+# The most entries of a game's log one INSERT adds (a change logs one to a few: a move that ends a turn, the roll that
+# begins the next, a pass; a statement of SQLite takes at most 32,766 values).
+ENTRIES_A_STATEMENT = 64
+
+
 def _inserts(rows: list[list], db: Any) -> list[tuple[str, list]]:
-    """One INSERT statement for each entry's parameters (`_entries_taken`)."""
-    sql, _ = _insert(db.vendor)
-    return [(sql, row) for row in rows]
+    """The INSERT of the entries' parameters (`_entries_taken`): one statement for the change's entries (each
+    statement costs the driver about as much as SQLite takes to run it)."""
+    statements = []
+    for start in range(0, len(rows), ENTRIES_A_STATEMENT):
+        chunk = rows[start : start + ENTRIES_A_STATEMENT]
+        sql, _ = _insert(db.vendor, len(chunk))
+        statements.append((sql, [value for row in chunk for value in row]))
+    return statements
 
 
 @cache

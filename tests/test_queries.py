@@ -102,3 +102,23 @@ def test_a_move_that_ends_a_turn_and_the_roll_that_begins_the_next_save_the_game
     # the move's entry and the roll's (and a pass's, if the roll gave no move), but one write of the game
     assert GameEvent.objects.count() - logged >= 2
     assert sum('UPDATE "games_game"' in sql for sql in statements) == 1, statements
+    # and its entries in one INSERT
+    assert sum('INSERT INTO "games_gameevent"' in sql for sql in statements) == 1, statements
+
+
+def test_entries_past_what_one_insert_adds_are_all_written(game):
+    from django.utils import timezone
+
+    from games import store
+
+    row = Game.objects.get(public_id=game)
+    logged = GameEvent.objects.filter(game=row).count()
+    count = store.ENTRIES_A_STATEMENT * 2 + 3
+    for number in range(count):
+        row.version += 1  # each entry logs a version of its own
+        store.event_pending(game=row, kind="pass", player_id=None, data={"n": number}, at=timezone.now())
+    with assert_queries(3):
+        store.events_write(row)
+    entries = GameEvent.objects.filter(game=row).order_by("seq")
+    assert entries.count() == logged + count
+    assert [entry.data["n"] for entry in entries[logged:]] == list(range(count))
