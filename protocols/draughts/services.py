@@ -88,19 +88,31 @@ class RoomView:
     game: str  # the match's public id
 
 
-def _hold(room: Room, colour: str, holder: Holder, now: datetime) -> None:
+def _holding(colour: str, holder: Holder, now: datetime) -> dict[str, object]:
+    """The room's columns that put the colour in the room, held by `holder` from `now` on."""
     name = COLOURS[colour]
-    setattr(room, f"{name}_in", True)
-    setattr(room, f"{name}_holder", holder.token)
-    setattr(room, f"{name}_process", holder.process)
-    setattr(room, f"{name}_held_until", presence.hold_until(now))
+    return {
+        f"{name}_in": True,
+        f"{name}_holder": holder.token,
+        f"{name}_process": holder.process,
+        f"{name}_held_until": presence.hold_until(now),
+    }
+
+
+def _unholding(colour: str) -> dict[str, object]:
+    """The room's columns that say nobody holds the colour."""
+    name = COLOURS[colour]
+    return {f"{name}_holder": "", f"{name}_process": "", f"{name}_held_until": None}
+
+
+def _hold(room: Room, colour: str, holder: Holder, now: datetime) -> None:
+    for column, value in _holding(colour, holder, now).items():
+        setattr(room, column, value)
 
 
 def _unhold(room: Room, colour: str) -> None:
-    name = COLOURS[colour]
-    setattr(room, f"{name}_holder", "")
-    setattr(room, f"{name}_process", "")
-    setattr(room, f"{name}_held_until", None)
+    for column, value in _unholding(colour).items():
+        setattr(room, column, value)
 
 
 def _seated(room: Room, colour: str) -> Seated:
@@ -191,14 +203,7 @@ def room_join(*, room_id: uuid.UUID, key: uuid.UUID, holder: Holder) -> Seated:
             taken_by_page = process == "" and holder.process == ""
             if not taken_by_page:
                 raise RoomNotFound("this colour is held by another connection")
-        name = COLOURS[colour]
-        values: dict[str, object] = {
-            f"{name}_in": True,
-            f"{name}_holder": holder.token,
-            f"{name}_process": holder.process,
-        }
-        values[f"{name}_held_until"] = presence.hold_until(now)
-        update(Room, room_id, values)
+        update(Room, room_id, _holding(colour, holder, now))
         # A room's two seats are taken when it is made, for good: remembered once read.
         seated = Seated(room_id, colour, public_id, store.seated(public_id)[mine])
         other_in = black_in if colour == WHITE else white_in
@@ -241,8 +246,7 @@ def room_leave(*, seated: Seated, holder: Holder) -> None:
         if (white_holder if mine else black_holder) != holder.token:
             return  # held by another page since
         name = COLOURS[seated.colour]
-        values: dict[str, object] = {f"{name}_in": False, f"{name}_holder": "", f"{name}_process": ""}
-        values[f"{name}_held_until"] = None
+        values = {f"{name}_in": False, **_unholding(seated.colour)}
         if not (black_in if mine else white_in):
             values["deleted_at"] = now
         update(Room, seated.room, values)
@@ -252,9 +256,7 @@ def room_release(*, seated: Seated, holder: Holder) -> None:
     """The connection is gone, but its player has not left (a server shutting down, a page closed): the colour is no
     longer held, and stays in the room."""
     name = COLOURS[seated.colour]
-    Room.objects.filter(pk=seated.room, **{f"{name}_holder": holder.token}).update(
-        **{f"{name}_holder": "", f"{name}_process": "", f"{name}_held_until": None}
-    )
+    Room.objects.filter(pk=seated.room, **{f"{name}_holder": holder.token}).update(**_unholding(seated.colour))
 
 
 def room_renew(*, seated: Seated, holder: Holder) -> bool:
