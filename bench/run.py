@@ -18,6 +18,8 @@ then shared by the scenarios, not fresh). The game scenarios run the server with
 (PASSWORD_HASHERS): registering thousands of players with the production hasher (Argon2) would take most of the run;
 the register storm is measured with both. The turn timeout is raised to an hour (TAB_TURN_TIMEOUT) so that no game
 expires while the others are being set up, and the abuse limits are off (all the players come from one address).
+Every garbage collection of the server's processes is timed (bench/collector/ on its PYTHONPATH) and the
+game scenarios report those made while the load ran: a collection holds the GIL, and every request waits for it.
 The report goes to stdout and to var/bench/latest.md (and the run's folder), ready to paste into BENCHMARKS.md. The
 server is stopped at the end, on errors and on Ctrl-C.
 """
@@ -46,6 +48,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 LOAD = ROOT / "bench" / "load.py"
+COLLECTOR = ROOT / "bench" / "collector"
 BIN = Path(sys.executable).parent
 FAST_HASHER = "django.contrib.auth.hashers.MD5PasswordHasher"
 TURN_TIMEOUT = "3600"
@@ -129,6 +132,10 @@ class Server:
             **{name: os.environ.get(name, "0") for name in LIMITS},
         }
         self.env.pop("ACCESS_LOG", None)
+        # Each garbage collection of the server's processes, timed (bench/collector/sitecustomize.py).
+        self.collector_log = workdir / "collector.log"
+        self.env["BENCH_COLLECTOR_LOG"] = str(self.collector_log)
+        self.env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(COLLECTOR), os.environ.get("PYTHONPATH")]))
         # The analysis of finished games runs beside the server at a low priority: here it would take the idle CPU
         # the figures are about, and count in the server's CPU (its process is the server's child).
         self.env["ANALYSIS"] = "off"
@@ -287,14 +294,18 @@ def run_load(name: str, server: Server, load_args: list[str], profile: Profiler 
     say("$ " + shlex.join([Path(command[0]).name, *command[1:]]))
     process = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True)
     text_lines: list[str] = []
+    driving_from = time.time()
 
     def relay() -> None:
+        nonlocal driving_from
         assert process.stderr is not None
         for line in process.stderr:
             sys.stderr.write(line)
             text_lines.append(line)
-            if profile is not None and STREAMS_READY in line:
-                profile.start()
+            if STREAMS_READY in line:
+                driving_from = time.time()
+                if profile is not None:
+                    profile.start()
 
     reader = threading.Thread(target=relay, daemon=True)
     reader.start()
@@ -312,7 +323,23 @@ def run_load(name: str, server: Server, load_args: list[str], profile: Profiler 
         profile.wait()
     if code != 0 or not out.exists():
         raise RuntimeError(f"load generator failed ({code}):\n{''.join(text_lines[-15:])}\n{server.log_tail(15)}")
-    return json.loads(out.read_text())
+    figures = json.loads(out.read_text())
+    figures["collector"] = collector_pauses(server.collector_log, driving_from, time.time())
+    return figures
+
+
+def collector_pauses(log: Path, start: float, end: float) -> dict[str, Any]:
+    """The server's garbage collections between `start` and `end` (epoch seconds): by generation, how many and the
+    longest (wall ms); their CPU in all (ms) and the seconds they span."""
+    by_generation: dict[int, list[float]] = {0: [], 1: [], 2: []}
+    cpu = 0.0
+    with contextlib.suppress(OSError):
+        for line in log.read_text().splitlines():
+            _pid, at, generation, wall, spent = line.split()
+            if start <= float(at) <= end:
+                by_generation[int(generation)].append(float(wall))
+                cpu += float(spent)
+    return {"generations": by_generation, "cpu_ms": cpu, "seconds": end - start}
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -393,6 +420,21 @@ def game_rows(name: str, f: dict[str, Any]) -> list[str]:
         f"{f['join_s']:.0f} s / {f['streams_s']:.0f} s ({f.get('setup_retries', 0)}) |",
     ]
     return [row for row in rows if row]
+
+
+def collector_row(collector: dict[str, Any] | None, phases: int) -> str:
+    """The row of the server's garbage collections while the load ran (`collector_pauses`)."""
+    if not collector:
+        return ""
+    counts = " / ".join(
+        f"{len(pauses)} ({max(pauses):.1f})" if pauses else "0" for pauses in collector["generations"].values()
+    )
+    share = collector["cpu_ms"] / 10 / collector["seconds"] if collector["seconds"] > 0 else 0.0
+    span = " (all phases)" if phases > 1 else ""
+    return (
+        f"| the collector in the server while driving{span}: young / middle / full collections (longest, ms) | "
+        f"{counts}; {collector['cpu_ms']:.0f} ms of CPU ({share:.1f}% of one core) |"
+    )
 
 
 def storm_rows(results: list[tuple[str, dict[str, Any]]]) -> list[str]:
@@ -664,6 +706,8 @@ def main() -> int:
         for rate, figures in zip(rates, results.get("phases") or [results["games"]], strict=False):
             label = label_of(rate)
             rows = game_rows(label, figures)
+            if row := collector_row(results.get("collector"), len(rates)):
+                rows.append(row)
             rows.append(f"| machine busy just before (other programs) | {busy:.0f}% of one core |")
             sections.append(f"### {label}\n\n" + "\n".join(rows))
         if profiler is not None and profiler.process is not None:
