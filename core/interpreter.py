@@ -11,10 +11,15 @@ import os
 import platform
 import sys
 
-# The young generation is collected after 20,000 new objects (a request allocates a few thousand); the middle one every
-# second young collection, so that the survivors of streams opened by the thousand are collected a few at a time rather
-# than twenty generations at once (a long pause with 10,000 streams: BENCHMARKS.md); full collections stay rare.
-GC_THRESHOLDS = (20_000, 2, 100)
+# The young generation is collected after 10,000 new objects (a request allocates a few thousand: fewer would collect
+# the requests in flight over and over). A collection holds the GIL, and its pause grows with the objects that outlive
+# it: a held game replaced at each action, a stream's wait renewed at each event; with 10,000 streams a young
+# collection of 20,000 took 30 ms and the middle one, three young generations at once, up to 140 ms. So the middle
+# generation is collected at every second young collection (threshold 0: as soon as a young one has left it anything),
+# two young generations at once; and a full collection, which goes through every object the process holds,
+# comes after 300 middle collections (6 million new objects, as many as before), and only once what the middle ones
+# moved to the oldest generation is a quarter of what it holds (CPython's rule).
+GC_THRESHOLDS = (10_000, 0, 300)
 # The database thread gives up the GIL in every SQLite call and must take it back from the busy event loop, which keeps
 # it for up to this interval: 1 ms instead of the default 5 ms shortens the slowest updates (BENCHMARKS.md).
 SWITCH_INTERVAL = 0.001
