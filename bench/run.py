@@ -335,7 +335,11 @@ def collector_pauses(log: Path, start: float, end: float) -> dict[str, Any]:
     cpu = 0.0
     with contextlib.suppress(OSError):
         for line in log.read_text().splitlines():
-            _pid, at, generation, wall, spent = line.split()
+            try:  # a line cut short (a process killed while writing it) is left out
+                _pid, at, generation, wall, spent = line.split()
+                float(at), int(generation), float(wall), float(spent)
+            except ValueError:
+                continue
             if start <= float(at) <= end:
                 by_generation[int(generation)].append(float(wall))
                 cpu += float(spent)
