@@ -337,12 +337,12 @@ def collector_pauses(log: Path, start: float, end: float) -> dict[str, Any]:
         for line in log.read_text().splitlines():
             try:  # a line cut short (a process killed while writing it) is left out
                 _pid, at, generation, wall, spent = line.split()
-                float(at), int(generation), float(wall), float(spent)
+                at_s, generation_n, wall_ms, spent_ms = float(at), int(generation), float(wall), float(spent)
             except ValueError:
                 continue
-            if start <= float(at) <= end:
-                by_generation[int(generation)].append(float(wall))
-                cpu += float(spent)
+            if start <= at_s <= end:
+                by_generation[generation_n].append(wall_ms)
+                cpu += spent_ms
     return {"generations": by_generation, "cpu_ms": cpu, "seconds": end - start}
 
 
