@@ -6,12 +6,14 @@ thread, and it takes all the waiting ones at once and runs them in one transacti
 run so at the start of the next. A call's writes must be in its own `transaction.atomic()` (every service's are), which
 nests as a savepoint (a game's action has none: it refuses before writing anything): a refused call undoes only
 itself. This is group commit: under load one commit (and, with the thread, one wake-up of it and one of the event
-loop) serve many actions, where each action used to pay for all three; when the server is quiet a batch is a single
-call and nothing waits for company. Results and errors reach the callers only after the commit; the updates of a batch
-are published once it has committed, together (one trip to Redis for the batch: `around_each_batch`,
-games.publication.gathered), before any caller has its answer; the credentials its calls check are read together too
-(accounts.services.read_ahead). On PostgreSQL a batch's writes built once are sent with its next statement or its
-COMMIT (core.prepared.writes_deferred): an action's writes and the next action's locking read make one trip.
+loop) serve many actions, where each action used to pay for all three. Under load a batch begins at most every
+TAB_BATCH_GATHER_MS: a call that comes sooner after the last batch began waits for the calls that follow it; when the
+server is quiet a batch is a single call and nothing waits for company. Results and errors reach the callers only
+after the commit; the updates of a batch are published once it has committed, together (one trip to Redis for the
+batch: `around_each_batch`, games.publication.gathered), before any caller has its answer; the credentials its calls
+check are read together too (accounts.services.read_ahead). On PostgreSQL a batch's writes built once are sent with
+its next statement or its COMMIT (core.prepared.writes_deferred): an action's writes and the next action's locking
+read make one trip.
 
 If the transaction of a batch fails as a whole (a deadlock between two server processes on PostgreSQL, a lost
 connection), nothing of it was committed: each call is run again alone, in its own transaction, and gets its own
@@ -204,9 +206,10 @@ def _use_connection(database: Any) -> None:
 
 
 class DatabaseThread(_Batches):
-    def __init__(self) -> None:
+    def __init__(self, gather: float | None = None) -> None:
         self.calls: queue.SimpleQueue[Call | None] = queue.SimpleQueue()
         self.thread = threading.Thread(target=self.serve, name="tab-database", daemon=True)
+        self.gather = settings.TAB_BATCH_GATHER_MS / 1000 if gather is None else gather
 
     def stop(self) -> None:
         """Let the thread finish the calls queued so far, close its connections and end."""
@@ -222,10 +225,24 @@ class DatabaseThread(_Batches):
     def serve(self) -> None:
         stopping = False
         busy = False
+        began = -math.inf  # when the last batch began
         while not stopping:
             batch: list[Call] = []
             call = self.calls.get()
-            while call is not None:
+            # Under load (the last batch had company), a batch at most every `gather` seconds: a call that comes
+            # sooner after the last batch began waits for the calls that follow it meanwhile. On PostgreSQL a batch
+            # costs the thread far more than its calls' share of a transaction: its round trips, and with Redis the
+            # credentials' read and the updates' publication, each a trip too (BENCHMARKS.md). On a quiet thread, or
+            # for a client whose calls come one after another, the call runs at once.
+            until = began + self.gather if busy else -math.inf
+            while call is not None and len(batch) < BATCH_MAX - 1 and (wait := until - time.monotonic()) > 0:
+                batch.append(call)
+                try:
+                    call = self.calls.get(timeout=wait)
+                except queue.Empty:
+                    call = _GATHERED
+            began = time.monotonic()
+            while call is not None and call is not _GATHERED:
                 batch.append(call)
                 if len(batch) == BATCH_MAX:
                     break
@@ -277,6 +294,9 @@ def inside_each_batch(context: Callable[[list[Call]], contextlib.AbstractContext
     if context not in _inside_batches:
         _inside_batches.append(context)
 
+
+# What the database thread's wait for a batch's calls ends with when no call came before its time was up.
+_GATHERED: Any = object()
 
 _thread: DatabaseThread | OnTheLoop | None = None
 _started = threading.Lock()

@@ -320,3 +320,65 @@ def test_a_call_soon_after_a_batch_waits_for_the_calls_that_follow_it_and_one_on
         asyncio.run(main())
     finally:
         calls.stop()
+
+
+class CountedThread(DatabaseThread):
+    """The database thread, with the size of each batch noted."""
+
+    def __init__(self, gather: float) -> None:
+        super().__init__(gather)
+        self.batches: list[int] = []
+
+    def run_batch(self, batch) -> None:
+        self.batches.append(len(batch))
+        super().run_batch(batch)
+
+
+def test_in_the_thread_under_load_a_call_soon_after_a_batch_waits_for_those_that_follow_and_alone_runs_at_once(
+    monkeypatch,
+):
+    from core import dbthread
+
+    monkeypatch.setattr(dbthread, "BATCH_MAX", 3)
+    # A minute: far longer than the test takes, however busy the machine. Waited for, the calls below would time out.
+    database_thread = CountedThread(gather=60.0)
+    database_thread.thread.start()
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        held.set()
+        release.wait(10)
+
+    async def main() -> list:
+        def call(group: int) -> asyncio.Future:
+            return database_thread.submit(room_add, (group,), {})
+
+        # A quiet thread, and a client whose calls come one after another: each runs at once, alone.
+        outcomes = [await asyncio.wait_for(call(1), 30), await asyncio.wait_for(call(2), 30)]
+        # Two calls queued while the thread is busy: a batch with company, the sign of load.
+        first = database_thread.submit(hold, (), {})
+        await asyncio.get_running_loop().run_in_executor(None, held.wait, 10)
+        together = [call(3), call(4)]
+        release.set()
+        await first
+        outcomes += await asyncio.wait_for(asyncio.gather(*together), 30)
+        # Within the minute after that batch began: these wait for one another, until the batch is full.
+        later = [call(group) for group in (5, 6, 7)]
+        return outcomes + await asyncio.wait_for(asyncio.gather(*later), 30)
+
+    try:
+        assert asyncio.run(main()) == [1, 2, 3, 4, 5, 6, 7]
+        assert database_thread.batches == [1, 1, 1, 2, 3]
+    finally:
+        release.set()
+        database_thread.calls.put(None)  # the thread's last wait ends with it: no minute waited for
+        database_thread.thread.join(30)
+    assert not database_thread.thread.is_alive()
+    assert sorted(WaitingRoom.objects.values_list("pool", flat=True)) == [str(group) for group in range(1, 8)]
+
+
+def test_the_thread_gathers_for_as_long_as_the_setting_says():
+    from django.test import override_settings
+
+    with override_settings(TAB_BATCH_GATHER_MS=25):
+        assert DatabaseThread().gather == 0.025
