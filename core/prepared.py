@@ -350,6 +350,8 @@ def run_together(statements: list[tuple[str, list]], *, answer: bool = False) ->
     answer of the one before, and the answers are read together at the end, where an error of any of them is raised,
     as Django's. A write of an action waited for its own answer, each trip a wake-up of the server's process and of
     ours. On SQLite, which waits for no network, one after the other (`run`), as when Django sees them."""
+    if not statements:
+        return None
     db = connections[DEFAULT_DB_ALIAS]
     kept = _kept(db) if db.vendor == "postgresql" and not _seen_by_django(db) else None
     deferred = kept is not None and kept.deferring

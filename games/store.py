@@ -320,6 +320,11 @@ def game_save(game: Game, state: object = None) -> None:
     names = tuple(
         name for name in GAME_SAVED if stored is None or _changed(getattr(game, _ATTNAMES[name]), stored[name])
     )
+    if not names:
+        # Nothing changed: no UPDATE (it would set no column), as `save(update_fields=[])` writes nothing; the log's
+        # entries still pending are written.
+        events_write(game)
+        return
     update, written = prepared.update_statement(Game, game.pk, {name: getattr(game, _ATTNAMES[name]) for name in names})
     row = getattr(game, "_row", None)
     held = row is not None and game.status == Game.Status.PLAYING

@@ -103,6 +103,22 @@ def test_an_actions_log_entries_and_its_row_are_written_as_the_orm_would(alice, 
     assert GameEvent.objects.filter(game=ours).count() == 3
 
 
+def test_a_game_saved_with_nothing_changed_writes_only_its_pending_log_entries(alice, bob):
+    game, _ = twins(alice, bob)
+    before = row(game)
+    with transaction.atomic():
+        locked = store.game_locked(game.public_id)
+        store.game_save(locked)
+    assert row(game) == before
+    at = datetime(2026, 3, 1, 12, 30, 15, tzinfo=UTC)
+    with transaction.atomic():
+        locked = store.game_locked(game.public_id)
+        store.event_pending(game=locked, kind="note", player_id=None, data={"n": 1}, at=at)
+        store.game_save(locked)
+    assert row(game) == before
+    assert list(GameEvent.objects.filter(game=game).values_list("seq", "kind", "data")) == [(4, "note", {"n": 1})]
+
+
 def test_the_seats_of_a_started_game_are_read_once(alice, bob, django_assert_num_queries):
     game, waiting = twins(alice, bob)
     Game.objects.filter(pk=game.pk).update(status=Game.Status.PLAYING)
