@@ -10,6 +10,7 @@
     python bench/run.py --plakoto       # 1,000 Plakoto tables: moves and status polls through the REST API
     python bench/run.py --fish          # 1,000 Fish tournaments (about 3,000 TCP connections), 2,000 requests/s
     python bench/run.py --games-1k --floor   # and the same load against the floor (bench/floor.py), for ratios
+    python bench/run.py --games-1k --production   # and in the production configuration: PostgreSQL, Redis, 2 workers
 
 Each scenario gets a fresh server (gunicorn -c tabsite/gunicorn.conf.py tabsite.asgi:application, uvicorn
 workers, WEB_CONCURRENCY as given) on a free loopback port, with TAB_VAR_DIR=var/bench/<timestamp>/<scenario>/, so
@@ -42,6 +43,7 @@ import sys
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -208,6 +210,41 @@ class FloorServer(Server):
 
     def start(self) -> None:
         self.serve([sys.executable, str(ROOT / "bench" / "floor.py"), "--port", str(self.port)])
+
+
+class ProductionServer(Server):
+    """Our server in the production configuration: PostgreSQL (a database of its own, made for the scenario and dropped
+    after it), Redis (a database number of its own, emptied first) and two workers. The servers are the machine's:
+    BENCH_POSTGRES_URL names the PostgreSQL server's maintenance database, BENCH_REDIS_URL the Redis database."""
+
+    def __init__(self, workdir: Path, *, fast_hasher: bool):
+        super().__init__(workdir, fast_hasher=fast_hasher)
+        self.admin_url = os.environ.get("BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+        self.database = f"tab_bench_{os.getpid()}"
+        self.env["DATABASE_URL"] = urllib.parse.urlsplit(self.admin_url)._replace(path=f"/{self.database}").geturl()
+        self.env["REDIS_URL"] = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13")
+        self.env["WEB_CONCURRENCY"] = os.environ.get("BENCH_PRODUCTION_WORKERS", "2")
+        self.env.pop("TAB_DATABASE_CALLS", None)
+
+    def _admin(self, statement: str) -> None:
+        import psycopg
+        from psycopg import sql
+
+        with psycopg.connect(self.admin_url, autocommit=True, connect_timeout=5) as db:
+            db.execute(sql.SQL(statement).format(sql.Identifier(self.database)))
+
+    def start(self) -> None:
+        import redis
+
+        self._admin("DROP DATABASE IF EXISTS {} WITH (FORCE)")
+        self._admin("CREATE DATABASE {}")
+        redis.Redis.from_url(self.env["REDIS_URL"], socket_connect_timeout=5).flushdb()
+        super().start()
+
+    def stop(self) -> None:
+        super().stop()
+        with contextlib.suppress(Exception):
+            self._admin("DROP DATABASE IF EXISTS {} WITH (FORCE)")
 
 
 class Profiler:
@@ -424,6 +461,24 @@ def game_rows(name: str, f: dict[str, Any]) -> list[str]:
         f"{f['join_s']:.0f} s / {f['streams_s']:.0f} s ({f.get('setup_retries', 0)}) |",
     ]
     return [row for row in rows if row]
+
+
+def ratio_row(name: str, cpu_per_action: dict[str, tuple[float, float]]) -> str:
+    """The row comparing the server's CPU an action in this scenario with our embedded server's (games-1k) at the same
+    rate in this run: the floor's and the production configuration's targets are ratios to it."""
+    ours = cpu_per_action.get("games-1k")
+    if name not in ("floor", "production") or ours is None or ours[1] != cpu_per_action[name][1]:
+        return ""
+    theirs = cpu_per_action[name][0]
+    if name == "floor":
+        return (
+            f"| server CPU an action: ours (games-1k, this run) / the floor's | {ours[0]:.2f} / {theirs:.2f} ms: "
+            f"**{ours[0] / theirs:.2f}×** |"
+        )
+    return (
+        f"| server CPU an action: production / embedded (games-1k, this run) | {theirs:.2f} / {ours[0]:.2f} ms: "
+        f"**{theirs / ours[0]:.2f}×** (PostgreSQL and Redis count among the other programs) |"
+    )
 
 
 def collector_row(collector: dict[str, Any] | None, phases: int) -> str:
@@ -661,11 +716,27 @@ def main() -> int:
     parser.add_argument(
         "--floor", action="store_true", help="the 1,000 games' load against bench/floor.py too (with --full too)"
     )
+    parser.add_argument(
+        "--production",
+        action="store_true",
+        help="the 1,000 games' load in the production configuration (PostgreSQL, Redis, two workers; with --full too)",
+    )
     parser.add_argument("--profile", action="store_true", help="record the server with py-spy during game runs")
     parser.add_argument("--out", type=Path, default=ROOT / "var" / "bench", help="folder of the runs")
     args = parser.parse_args()
 
-    scenarios = ("games_1k", "floor", "games_5k", "storm", "ranking", "deadlines", "draughts", "plakoto", "fish")
+    scenarios = (
+        "games_1k",
+        "floor",
+        "production",
+        "games_5k",
+        "storm",
+        "ranking",
+        "deadlines",
+        "draughts",
+        "plakoto",
+        "fish",
+    )
     chosen = {name for name in scenarios if getattr(args, name)}
     if args.full:
         chosen = set(scenarios)
@@ -693,6 +764,9 @@ def main() -> int:
     profiles: list[str] = []
     server: Server | None = None
 
+    # The server's CPU an action (ms) in each game scenario's first phase, and its rate: the ratios between them.
+    cpu_per_action: dict[str, tuple[float, float]] = {}
+
     def game_scenario(
         name: str, label_of: Any, games: int, rates: list[float], extra: list[str], kind: type[Server] = Server
     ) -> None:
@@ -700,18 +774,29 @@ def main() -> int:
         say(f"scenario {name}: " + "; ".join(label_of(rate) for rate in rates))
         busy = wait_quiet(args.wait_quiet)
         server = kind(run_dir / name, fast_hasher=True)
-        server.start()
+        try:
+            server.start()
+        except Exception as error:  # noqa: BLE001 - a scenario that cannot start is reported, the others run
+            say(f"scenario {name} not run: {error}")
+            sections.append(f"### {label_of(rates[0])}\n\nNot run: the server could not start ({error}).")
+            server.stop()
+            server = None
+            return
         profiler = None
         if args.profile:
             profiler = Profiler(server, run_dir / f"{name}-profile.txt", max(5.0, duration - 5))
         load_args = ["--games", str(games), "--rate", ",".join(f"{rate:g}" for rate in rates)]
         results = run_load(name, server, [*load_args, "--duration", str(duration), *extra], profiler)
         server.stop()
-        for rate, figures in zip(rates, results.get("phases") or [results["games"]], strict=False):
+        for index, (rate, figures) in enumerate(zip(rates, results.get("phases") or [results["games"]], strict=False)):
             label = label_of(rate)
             rows = game_rows(label, figures)
             if row := collector_row(results.get("collector"), len(rates)):
                 rows.append(row)
+            if index == 0 and figures["achieved_per_s"] > 0:
+                cpu_per_action[name] = (figures["server_cpu_pct"] * 10 / figures["achieved_per_s"], rate)
+                if row := ratio_row(name, cpu_per_action):
+                    rows.append(row)
             rows.append(f"| machine busy just before (other programs) | {busy:.0f}% of one core |")
             sections.append(f"### {label}\n\n" + "\n".join(rows))
         if profiler is not None and profiler.process is not None:
@@ -744,6 +829,18 @@ def main() -> int:
                 rates_of(args.rate_1k),
                 [],
                 FloorServer,
+            )
+        if "production" in chosen:
+            game_scenario(
+                "production",
+                lambda rate: (
+                    f"The production configuration (PostgreSQL, Redis, two workers): 1,000 games, {rate:g} actions/s "
+                    f"offered, {duration:g} s"
+                ),
+                1000,
+                rates_of(args.rate_1k),
+                [],
+                ProductionServer,
             )
         if "games_5k" in chosen:
             game_scenario(
