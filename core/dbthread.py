@@ -235,21 +235,15 @@ class DatabaseThread(_Batches):
             # credentials' read and the updates' publication, each a trip too (BENCHMARKS.md). On a quiet thread, or
             # for a client whose calls come one after another, the call runs at once.
             until = began + self.gather if busy else -math.inf
-            while call is not None and len(batch) < BATCH_MAX - 1 and (wait := until - time.monotonic()) > 0:
-                batch.append(call)
-                try:
-                    call = self.calls.get(timeout=wait)
-                except queue.Empty:
-                    call = _GATHERED
-            began = time.monotonic()
-            while call is not None and call is not _GATHERED:
+            while call is not None:
                 batch.append(call)
                 if len(batch) == BATCH_MAX:
                     break
+                wait = until - time.monotonic()
                 try:
-                    call = self.calls.get_nowait()
+                    call = self.calls.get(timeout=wait) if wait > 0 else self.calls.get_nowait()
                 except queue.Empty:
-                    if not busy:
+                    if wait > 0 or not busy:
                         break
                     # Under load (the last batch had company), the event loop may be about to hand over more calls
                     # but is waiting for the GIL: giving it up once lets them join this batch. Fewer, larger batches
@@ -260,6 +254,7 @@ class DatabaseThread(_Batches):
                         call = self.calls.get_nowait()
                     except queue.Empty:
                         break
+            began = time.monotonic()
             busy = len(batch) > 1
             stopping = call is None
             if not batch:
@@ -294,9 +289,6 @@ def inside_each_batch(context: Callable[[list[Call]], contextlib.AbstractContext
     if context not in _inside_batches:
         _inside_batches.append(context)
 
-
-# What the database thread's wait for a batch's calls ends with when no call came before its time was up.
-_GATHERED: Any = object()
 
 _thread: DatabaseThread | OnTheLoop | None = None
 _started = threading.Lock()
