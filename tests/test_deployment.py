@@ -66,6 +66,34 @@ def test_postgresql_gets_its_values_apart_and_prepares_statements_unless_told_no
     assert manage(*show, DATABASE_URL=url, PG_PREPARE_THRESHOLD="0").stdout.split() == ["True", "None"]
 
 
+def test_postgresql_on_the_same_machine_is_reached_through_its_unix_socket():
+    """A DATABASE_URL whose host is the folder of PostgreSQL's socket, its slashes written %2F (README, Operating:
+    cheaper than TCP to 127.0.0.1)."""
+    from urllib.parse import quote
+
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+
+    from .conftest import require
+    from .live import POSTGRES_ADMIN_URL, postgres_available
+
+    require(postgres_available(), "PostgreSQL")
+    with psycopg.connect(POSTGRES_ADMIN_URL) as db:
+        folders = db.execute("SHOW unix_socket_directories").fetchone()[0]
+    folder = folders.split(",")[0].strip()
+    assert folder, "this PostgreSQL server listens on no Unix socket"
+    admin = conninfo_to_dict(POSTGRES_ADMIN_URL)
+    url = f"postgresql://{admin.get('user', 'postgres')}@{quote(folder, safe='')}/{admin.get('dbname', 'postgres')}"
+    show = (
+        "shell",
+        "--no-imports",
+        "-c",
+        "from django.db import connection; connection.ensure_connection(); print(connection.connection.info.host)",
+    )
+    result = manage(*show, DATABASE_URL=url)
+    assert result.stdout.split() == [folder], result.stderr
+
+
 def test_the_database_calls_run_on_the_event_loop_with_sqlite_in_one_process_and_in_a_thread_otherwise(tmp_path):
     show = ("shell", "--no-imports", "-c", "from django.conf import settings; print(settings.TAB_DATABASE_CALLS)")
     sqlite = {"DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}
