@@ -11,14 +11,17 @@ import os
 import platform
 import sys
 
-# The young generation is collected after 10,000 new objects (a request allocates a few thousand: fewer would collect
-# the requests in flight over and over). A collection holds the GIL, and its pause grows with the objects that outlive
-# it: a held game replaced at each action, a stream's wait renewed at each event; with 10,000 streams a young
-# collection of 20,000 took 30 ms and the middle one, three young generations at once, up to 140 ms. So the middle
-# generation is collected at every second young collection (threshold 0: as soon as a young one has left it anything),
-# two young generations at once; and a full collection, which goes through every object the process holds,
-# comes after 300 middle collections (6 million new objects, as many as before), and only once what the middle ones
-# moved to the oldest generation is a quarter of what it holds (CPython's rule).
+# The young generation is collected once 10,000 more objects were made than ended (a request allocates a few thousand:
+# fewer would collect the requests in flight over and over). CPython counts them so: an old object's end takes one off
+# the count too, so where each action's new objects replace older ones the young generation can hold far more than
+# 10,000 when its collection comes (with 5,000 games, 164,598 after 34 s: BENCHMARKS.md, 2026-12-06, with the policies
+# tried against it). A collection holds the GIL, and its pause grows with the objects that outlive it: a held game
+# replaced at each action, a stream's wait renewed at each event; with 10,000 streams a young collection of 20,000 took
+# 30 ms and the middle one, three young generations at once, up to 140 ms. So the middle generation is collected at
+# every second young collection (threshold 0: as soon as a young one has left it anything), two young generations at
+# once; and a full collection, which goes through every object the process holds, comes after 300 middle collections (6
+# million new objects, as many as before), and only once what the middle ones moved to the oldest generation is a
+# quarter of what it holds (CPython's rule).
 GC_THRESHOLDS = (10_000, 0, 300)
 # The database thread gives up the GIL in every SQLite call and must take it back from the busy event loop, which keeps
 # it for up to this interval: 1 ms instead of the default 5 ms shortens the slowest updates (BENCHMARKS.md).
