@@ -781,7 +781,8 @@ def main() -> int:
     profiles: list[str] = []
     server: Server | None = None
 
-    # The server's CPU an action (ms) in each game scenario's first phase, and its rate: the ratios between them.
+    # In each game scenario's first phase: the server's CPU an action (ms), its rate, and the other programs' CPU an
+    # action (ms): the ratios between scenarios (`ratio_row`).
     cpu_per_action: dict[str, tuple[float, float, float]] = {}
 
     def game_scenario(
