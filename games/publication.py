@@ -10,12 +10,13 @@ Events travel through django-eventstream: inside one process its listener manage
 match's channel; with REDIS_URL set, the event goes through Redis to every server process (the events of one batch of
 the database thread together, in one message: `gathered`, `pack`).
 
-This is the one module that relies on django-eventstream beyond `send_event`: its listeners (`Listener`: `aevent`,
-`channel_items`, `overflow`, `assign_loop`), the manager's `lock`, `listeners_by_channel`, `add_to_queues` and
-`redis_listener`, and the module's `redis_client`. The measured targets need it: `send_event` prepares a GRIP
-publication for every event (a third of its cost), the library's listener is woken with one call into the event loop
-per stream, and its Redis listener dies silently with its connection. The version is pinned in pyproject.toml, and
-tests/test_publication.py fails at once if the library changes what is relied on here.
+This is the one module that relies on django-eventstream beyond `send_event`: its listeners (`Listener`:
+`channel_items`, `overflow`, `assign_loop` and the `loop` it sets, `wake_threadsafe`, which the manager calls), the
+manager's `lock`, `listeners_by_channel`, `add_to_queues` and `redis_listener`, and the module's `redis_client`. The
+measured targets need it: `send_event` prepares a GRIP publication for every event (a third of its cost), the library's
+listener is woken with one call into the event loop per stream, and its Redis listener dies silently with its
+connection. The version is pinned in pyproject.toml, and tests/test_publication.py fails at once if the library changes
+what is relied on here.
 
 Two gaps of the library are closed here. A publish that fails (Redis down) goes to this process's own followers
 instead of being lost. The library's Redis listener is started once and dies silently with its connection: ours logs
@@ -305,12 +306,12 @@ class _Wakeups:
     def __init__(self, loop: asyncio.AbstractEventLoop):
         self.loop = weakref.ref(loop)  # held by the loop's entry in `_wakeups`, which must not keep the loop alive
         self.lock = threading.Lock()
-        self.events: list[asyncio.Event] = []
+        self.listeners: list[_Listener] = []
 
-    def add(self, event: asyncio.Event) -> None:
+    def add(self, listener: "_Listener") -> None:
         with self.lock:
-            self.events.append(event)
-            if len(self.events) > 1:
+            self.listeners.append(listener)
+            if len(self.listeners) > 1:
                 return  # the call that wakes them is on its way
         loop = self.loop()
         try:
@@ -320,31 +321,45 @@ class _Wakeups:
         except RuntimeError:
             pass
         with self.lock:  # the loop is closed or gone: no one is waiting any more
-            self.events.clear()
+            self.listeners.clear()
 
     def wake(self) -> None:
         with self.lock:
-            events, self.events = self.events, []
-        for event in events:
-            event.set()
+            listeners, self.listeners = self.listeners, []
+        for listener in listeners:
+            listener.wake()
 
 
 _wakeups: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Wakeups] = weakref.WeakKeyDictionary()
 
 
 class _Listener(Listener):
-    """django-eventstream's listener, woken directly on its own loop and through `_Wakeups` from other threads."""
+    """django-eventstream's listener, woken directly on its own loop and through `_Wakeups` from other threads.
+
+    Its follower waits on a future of its own (`waiter`), not on the library's `aevent`: an asyncio.Event's wait is a
+    coroutine around a future, and a stream waits between any two events; with thousands of streams, the objects of
+    their waits are much of what the garbage collector walks (BENCHMARKS.md)."""
+
+    woken = False  # since the follower last took what came (`Subscription.take`)
+    waiter: asyncio.Future | None = None
 
     def assign_loop(self) -> None:
         super().assign_loop()
         self.thread = threading.get_ident()
         self.wakeups = _wakeups.get(self.loop) or _wakeups.setdefault(self.loop, _Wakeups(self.loop))
 
+    def wake(self) -> None:
+        """On the listener's loop: note the wake-up, and end the follower's wait if it waits."""
+        self.woken = True
+        waiter = self.waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
     def wake_threadsafe(self) -> None:
         if threading.get_ident() == self.thread:
-            self.aevent.set()
+            self.wake()
         else:
-            self.wakeups.add(self.aevent)
+            self.wakeups.add(self)
 
 
 class Subscription:
@@ -369,21 +384,36 @@ class Subscription:
         while not redis_listener.pubsub.subscribed and not redis_listener.unreachable and loop.time() < give_up:
             await asyncio.sleep(0.005)
 
-    async def next(self) -> tuple[list[tuple[int, bool, dict[str, str]]], bool]:
-        """Wait for a wake-up; return the events that came, decoded, and whether some were lost (the queue of a slow
-        follower is bounded, and a Redis outage loses events): then the database has the match as it is. Nothing at
-        all means `wake()` was called."""
+    def waiting(self) -> asyncio.Future | None:
+        """Return a future done at the next wake-up, or None if one came since the last `take()`: awaited directly,
+        it makes no coroutine of its own (a stream waits so between any two events, `next()` for the others)."""
         listener = self._listener
-        await listener.aevent.wait()
+        if listener.woken:
+            return None
+        listener.waiter = waiter = listener.loop.create_future()
+        return waiter
+
+    def take(self) -> tuple[list[tuple[int, bool, dict[str, str]]], bool]:
+        """Return the events that came since the last `take()`, decoded, and whether some were lost (the queue of a
+        slow follower is bounded, and a Redis outage loses events): then the database has the match as it is.
+        Nothing at all after a wake-up means `wake()` was called."""
+        listener = self._listener
+        listener.waiter = None
         with self._manager.lock:
             items = [item for channel in self.channels for item in listener.channel_items.pop(channel, [])]
             lost, listener.overflow = listener.overflow, False
-            listener.aevent.clear()
+            listener.woken = False
         return [decode(item.data) for item in items], lost
+
+    async def next(self) -> tuple[list[tuple[int, bool, dict[str, str]]], bool]:
+        """Wait for a wake-up; return what `take()` returns then."""
+        if (waiter := self.waiting()) is not None:
+            await waiter
+        return self.take()
 
     def wake(self) -> None:
         """Wake the follower on its own loop, with nothing new (a keep-alive is due)."""
-        self._listener.aevent.set()
+        self._listener.wake()
 
     def close(self) -> None:
         self._manager.remove_listener(self._listener)

@@ -24,7 +24,7 @@ def test_the_library_still_has_what_publication_relies_on():
     pinned = re.search(r'"django-eventstream==([^"]+)"', (ROOT / "pyproject.toml").read_text()).group(1)
     assert version("django-eventstream") == pinned
     listener = Listener()
-    for attribute in ("aevent", "channel_items", "overflow", "channels", "loop"):
+    for attribute in ("channel_items", "overflow", "channels", "loop"):
         assert hasattr(listener, attribute), attribute
     assert callable(listener.assign_loop) and callable(listener.wake_threadsafe)
     manager = get_listener_manager()
@@ -63,6 +63,32 @@ def test_a_subscription_gets_what_is_sent_on_its_channel_only():
     assert nothing == ([], False)
 
 
+def test_a_follower_waits_on_a_future_that_a_wake_up_ends():
+    async def main():
+        subscription = publication.Subscription("abc")
+        try:
+            waiter = subscription.waiting()
+            assert isinstance(waiter, asyncio.Future) and not waiter.done()
+            publication.send(
+                publication.channel_name("abc"), publication.EVENT_TYPE, publication.encode(4, False, {"t": "y"})
+            )
+            await asyncio.wait_for(waiter, 5)
+            taken = subscription.take()
+            subscription.wake()
+            woken_meanwhile = subscription.waiting()  # a wake-up since the last take: nothing to wait for
+            nothing = subscription.take()
+            again = subscription.waiting()
+            return taken, woken_meanwhile, nothing, again.done()
+        finally:
+            subscription.close()
+
+    taken, woken_meanwhile, nothing, done = asyncio.run(main())
+    assert taken == ([(4, False, {"t": "y"})], False)
+    assert woken_meanwhile is None
+    assert nothing == ([], False)
+    assert done is False
+
+
 def listeners_on_this_loop(count: int) -> list[StreamListener]:
     listeners = [StreamListener() for _ in range(count)]
     for listener in listeners:
@@ -83,12 +109,16 @@ def test_streams_woken_from_another_thread_are_woken_together():
 
         loop.call_soon_threadsafe = counted
         listeners = listeners_on_this_loop(5)
+        waiters = []
+        for listener in listeners:
+            listener.waiter = loop.create_future()
+            waiters.append(listener.waiter)
         thread = threading.Thread(target=lambda: [listener.wake_threadsafe() for listener in listeners])
         thread.start()
         thread.join()
         calls_made = calls
-        await asyncio.wait_for(asyncio.gather(*(listener.aevent.wait() for listener in listeners)), 5)
-        return calls_made, [listener.aevent.is_set() for listener in listeners]
+        await asyncio.wait_for(asyncio.gather(*waiters), 5)
+        return calls_made, [listener.woken for listener in listeners]
 
     calls, woken = asyncio.run(main())
     assert calls == 1
@@ -99,7 +129,7 @@ def test_a_stream_woken_on_its_own_loop_is_woken_at_once():
     async def main() -> bool:
         (listener,) = listeners_on_this_loop(1)
         listener.wake_threadsafe()
-        return listener.aevent.is_set()
+        return listener.woken
 
     assert asyncio.run(main())
 
@@ -122,8 +152,8 @@ def test_waking_the_streams_of_a_closed_loop_does_nothing():
     thread.start()
     thread.join()
     assert errors == []
-    assert not any(listener.aevent.is_set() for listener in listeners)
-    assert listeners[0].wakeups.events == []  # nothing kept for a loop that will never run
+    assert not any(listener.woken for listener in listeners)
+    assert listeners[0].wakeups.listeners == []  # nothing kept for a loop that will never run
 
 
 @pytest.fixture
