@@ -235,10 +235,11 @@ def _snapshot(game: Game) -> Game:
     copy.__dict__.update(game.__dict__)
     copy._state = ModelState()
     copy._state.db, copy._state.adding = game._state.db, False
-    for transient in ("_kept_state", "_prefetched_objects_cache", "_row"):
+    # What is stored of it is what it holds now: noted again when an action takes it (`game_locked`), not held meanwhile
+    # (a dictionary a held game less for the garbage collector to walk).
+    for transient in ("_kept_state", "_prefetched_objects_cache", "_row", "_stored_values"):
         copy.__dict__.pop(transient, None)
     copy._seat_user_ids = list(game.seat_user_ids)
-    copy._stored_values = dict(game._stored_values)
     return copy
 
 
@@ -270,6 +271,7 @@ def game_locked(public_id: str) -> Game | None:
         # The very row this process wrote last: its model, as that write left it, instead of building it again.
         game = held[1]
         game._row = written
+        _remember_stored(game)
         if held[2] is not None:
             game._kept_state = held[2]  # no read has it: reads peek at positions, which hold none of these
         else:

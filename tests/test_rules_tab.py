@@ -1,4 +1,4 @@
-"""The Tâb rules (games/rules/tab.py) against /work/shared/spec/tab-rules.md, tested like a move generator.
+"""The Tâb rules (games/rules/tab.py), each rule tested like a move generator.
 
 Positions are drawn as Blue (the initial player) sees the board: the top line is row 3, the bottom line row 0,
 one token per cell, left to right. Tokens: `.` empty, `b`/`r` a piece that never moved, `B`/`R` a piece in
@@ -747,6 +747,11 @@ def test_every_throw_of_the_sticks(sticks: tuple[bool, bool, bool, bool]) -> Non
     assert (throw.value, throw.keep_playing) == (value, keep_playing)
     assert throw.to_json() == {"stickValues": list(sticks), "value": throw.value, "keepPlaying": throw.keep_playing}
     assert Throw.from_json(json.loads(json.dumps(throw.to_json()))) == throw
+    # Each of the sixteen throws is made once and shared, however it comes: read back, of its value, thrown.
+    shared = Throw.of_sticks(sticks)
+    assert Throw.from_json(throw.to_json()) is shared
+    assert Throw.of_bits(sum(1 << index for index, light in enumerate(sticks) if light)) is shared
+    assert Throw.of_value(throw.value).value == throw.value and Throw.of_value(throw.value) is Throw.of_value(value)
 
 
 def test_the_probabilities_are_those_of_four_fair_sticks() -> None:
@@ -773,6 +778,7 @@ def test_random_throws_show_every_value_at_about_its_probability() -> None:
     for value, probability in THROW_PROBABILITIES.items():
         assert abs(values[value] / 16000 - probability) < 0.015
     assert Throw.random().value in VALUES
+    assert len({id(Throw.random(rng)) for _ in range(1000)}) == 16  # the sixteen shared throws, no new one
 
 
 # JSON

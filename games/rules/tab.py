@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import secrets
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache, lru_cache
@@ -84,10 +84,21 @@ class Throw:
         return self.value in (1, 4, 6)
 
     @classmethod
+    def of_bits(cls, bits: int) -> Throw:
+        """Return the throw whose stick i is light when bit i of `bits` (0-15) is set. A throw is a value (frozen) and
+        there are sixteen: each is made once and shared, where a game held a new one (and its tuple) for each throw."""
+        return _THROWS[bits]
+
+    @classmethod
+    def of_sticks(cls, sticks: Sequence[bool]) -> Throw:
+        """Return the throw of these four sticks (True: light), shared as `of_bits` does."""
+        first, second, third, fourth = sticks
+        return _THROWS[bool(first) | bool(second) << 1 | bool(third) << 2 | bool(fourth) << 3]
+
+    @classmethod
     def random(cls, rng: random.Random | None = None) -> Throw:
         """Throw the sticks; without `rng`, with the operating system's secure randomness."""
-        bits = (rng or secrets.SystemRandom()).getrandbits(4)
-        return cls((bool(bits & 1), bool(bits & 2), bool(bits & 4), bool(bits & 8)))
+        return _THROWS[(rng or secrets.SystemRandom()).getrandbits(4)]
 
     @classmethod
     def of_value(cls, value: int) -> Throw:
@@ -95,7 +106,7 @@ class Throw:
         if value not in THROW_VALUES:
             raise ValueError(f"no throw has the value {value!r}")
         light = 0 if value == 6 else value
-        return cls((light > 0, light > 1, light > 2, light > 3))
+        return cls.of_sticks((light > 0, light > 1, light > 2, light > 3))
 
     def to_json(self) -> dict[str, Any]:
         """Return the throw as the API's `dice` shows it."""
@@ -104,8 +115,10 @@ class Throw:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Throw:
         """Rebuild a throw from `to_json`'s output (its stick values decide the rest)."""
-        first, second, third, fourth = data["stickValues"]
-        return cls((bool(first), bool(second), bool(third), bool(fourth)))
+        return cls.of_sticks(data["stickValues"])
+
+
+_THROWS: Final = tuple(Throw((bool(bits & 1), bool(bits & 2), bool(bits & 4), bool(bits & 8))) for bits in range(16))
 
 
 @dataclass(frozen=True, slots=True)
@@ -600,7 +613,7 @@ class TabEngine:
             sticks = data["sticks"]
             if not isinstance(sticks, list) or len(sticks) != 4 or not all(isinstance(s, bool) for s in sticks):
                 raise IllegalAction("sticks are four booleans")
-            return Roll(Throw((sticks[0], sticks[1], sticks[2], sticks[3])))
+            return Roll(Throw.of_sticks(sticks))
         if kind == "pass":
             return Pass()
         if kind == "select":

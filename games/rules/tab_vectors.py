@@ -65,8 +65,7 @@ def encode_throw(throw: Throw) -> str:
 
 def decode_throw(code: str) -> Throw:
     """Rebuild a throw from `encode_throw`'s digit."""
-    bits = int(code, 16)
-    return Throw((bool(bits & 1), bool(bits & 2), bool(bits & 4), bool(bits & 8)))
+    return Throw.of_bits(int(code, 16))
 
 
 def encode_board(pieces: list[Piece | None]) -> str:
