@@ -21,6 +21,9 @@ the register storm is measured with both. The turn timeout is raised to an hour 
 expires while the others are being set up, and the abuse limits are off (all the players come from one address).
 Every garbage collection of the server's processes is timed (bench/collector/ on its PYTHONPATH) and the
 game scenarios report those made while the load ran: a collection holds the GIL, and every request waits for it.
+BENCH_COLLECTOR_CENSUS=N in the environment also counts, by type, what the young generation holds when a collection
+begins with at least N objects in it (collector-census.log beside each scenario's collector.log; it pauses the server
+itself, so not for latency figures).
 The report goes to stdout and to var/bench/latest.md (and the run's folder), ready to paste into BENCHMARKS.md. The
 server is stopped at the end, on errors and on Ctrl-C.
 """
