@@ -25,11 +25,15 @@ from django.db.backends.signals import connection_created
 
 logger = logging.getLogger(__name__)
 
-CHECKPOINT_INTERVAL = 0.1  # seconds
+# Seconds between the thread's checkpoints. A checkpoint copies each page once, however many commits changed it since
+# the last one: under load an action changes a few pages (its game's row, its log's entry, their indexes), and copies
+# every 0.1 s cost about 14 µs of CPU an action more than every 0.25 s at 1,000 actions a second (BENCHMARKS.md).
+# Longer still saves less and leaves more to copy to a commit that takes the log past AUTOMATIC_PAGES.
+CHECKPOINT_INTERVAL = 0.25
 # Pages in the log past which a commit of one of the server's connections makes a checkpoint itself (SQLite's
-# default: 1,000): rarer, and with little left to copy, the thread's copies being at most CHECKPOINT_INTERVAL behind
-# (measured: BENCHMARKS.md).
-AUTOMATIC_PAGES = 2000
+# default: 1,000). The thread's checkpoints leave it little to copy: at 2,000 actions a second about 2,000 pages come
+# in a CHECKPOINT_INTERVAL. The log stays within about 16 MB.
+AUTOMATIC_PAGES = 4000
 
 
 def fewer_automatic_checkpoints(sender, connection: BaseDatabaseWrapper, **kwargs) -> None:
