@@ -6,13 +6,13 @@ thread, and it takes all the waiting ones at once and runs them in one transacti
 run so at the start of the next. A call's writes must be in its own `transaction.atomic()` (every service's are), which
 nests as a savepoint (a game's action has none: it refuses before writing anything): a refused call undoes only
 itself. This is group commit: under load one commit (and, with the thread, one wake-up of it and one of the event
-loop) serve many actions, where each action used to pay for all three. Under load a batch begins at most every
-TAB_BATCH_GATHER_MS: a call that comes sooner after the last batch began waits for the calls that follow it; when the
-server is quiet a batch is a single call and nothing waits for company. Results and errors reach the callers only
-after the commit; the updates of a batch are published once it has committed, together (one trip to Redis for the
-batch: `around_each_batch`, games.publication.gathered), before any caller has its answer; the credentials its calls
-check are read together too (accounts.services.read_ahead). On PostgreSQL a batch's writes built once are sent with
-its next statement or its COMMIT (core.prepared.writes_deferred): an action's writes and the next action's locking
+loop) serve many actions, where each action used to pay for all three. Under load (the last batch had company) a batch
+begins at most every TAB_BATCH_GATHER_MS: a call that comes sooner after the last batch began waits for the calls that
+follow it; when the server is quiet a batch is a single call and nothing waits for company. Results and errors reach the
+callers only after the commit; the updates of a batch are published once it has committed, together (one trip to Redis
+for the batch: `around_each_batch`, games.publication.gathered), before any caller has its answer; the credentials its
+calls check are read together too (accounts.services.read_ahead). On PostgreSQL a batch's writes built once are sent
+with its next statement or its COMMIT (core.prepared.writes_deferred): an action's writes and the next action's locking
 read make one trip.
 
 If the transaction of a batch fails as a whole (a deadlock between two server processes on PostgreSQL, a lost
@@ -158,8 +158,9 @@ class OnTheLoop(_Batches):
         self.context = contextvars.Context()  # where the loop's connection lives, and the batches' transactions
         self.connection: Any = None
         self.gather = settings.TAB_BATCH_GATHER_MS / 1000 if gather is None else gather
-        # When each loop's last batch began.
+        # When each loop's last batch began, and whether it had company (the sign of load).
         self.flushed_at: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, float] = weakref.WeakKeyDictionary()
+        self.company: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, bool] = weakref.WeakKeyDictionary()
 
     def submit(self, function: Callable, args: tuple, kwargs: dict) -> asyncio.Future:
         loop = asyncio.get_running_loop()
@@ -167,11 +168,12 @@ class OnTheLoop(_Batches):
         calls = self.pending.setdefault(loop, [])
         calls.append(Call(function, args, kwargs, future, loop))
         if len(calls) == 1:
-            # A batch at most every `gather` seconds: a call that comes sooner after the last one began waits for the
-            # calls that follow it meanwhile (under load, a few a batch instead of one: each transaction's begin and
-            # commit cost an action about a third of its database work). On a quiet loop it runs at once.
+            # Under load (the last batch had company), a batch at most every `gather` seconds: a call that comes sooner
+            # after the last one began waits for the calls that follow it meanwhile (a few a batch instead of one or
+            # two: each transaction's begin and commit cost an action about a third of its database work). On a quiet
+            # loop, or for a client whose calls come one after another, it runs at once.
             wait = self.flushed_at.get(loop, -math.inf) + self.gather - loop.time()
-            if wait > 0:
+            if wait > 0 and self.company.get(loop, False):
                 loop.call_later(wait, self.flush, loop)
             else:
                 loop.call_soon(self.flush, loop)
@@ -181,6 +183,7 @@ class OnTheLoop(_Batches):
         self.flushed_at[loop] = loop.time()
         calls = self.pending.pop(loop, [])
         batch, rest = calls[:BATCH_MAX], calls[BATCH_MAX:]
+        self.company[loop] = len(batch) > 1
         if rest:
             self.pending[loop] = rest
             loop.call_soon(self.flush, loop)

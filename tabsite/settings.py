@@ -239,12 +239,13 @@ if TAB_DATABASE_CALLS not in ("loop", "thread"):
     raise ImproperlyConfigured(f"TAB_DATABASE_CALLS must be loop or thread, not {TAB_DATABASE_CALLS!r}")
 if TAB_DATABASE_CALLS == "loop" and not SQLITE:
     raise ImproperlyConfigured("TAB_DATABASE_CALLS=loop is for SQLite: a database's round trips would stall the loop")
-# A batch of database calls begins at most every this many milliseconds (in the thread, once the last batch had
-# company): a call coming sooner after the last batch began waits for the calls that follow it (one transaction for
-# several actions under load); a call on a quiet server runs at once. 0: on the loop, every turn runs the calls made
-# in the turn before; in the thread, a batch takes the calls waiting when it begins. Longer in the thread: there a
-# batch costs round trips to the database (and to Redis), on the loop only SQLite's begin and commit (BENCHMARKS.md).
-TAB_BATCH_GATHER_MS = env_int("TAB_BATCH_GATHER_MS", 2 if TAB_DATABASE_CALLS == "loop" else 10)
+# Under load (the last batch had company), a batch of database calls begins at most every this many milliseconds: a
+# call coming sooner after the last batch began waits for the calls that follow it (one transaction for several
+# actions); a call on a quiet server, or a client's calls one after another, run at once. 0: on the loop, every turn
+# runs the calls made in the turn before; in the thread, a batch takes the calls waiting when it begins. Longer in the
+# thread: there a batch costs round trips to the database (and to Redis), on the loop only SQLite's begin and commit
+# (BENCHMARKS.md).
+TAB_BATCH_GATHER_MS = env_int("TAB_BATCH_GATHER_MS", 4 if TAB_DATABASE_CALLS == "loop" else 10)
 
 
 def redis_connection(url: str) -> dict[str, object]:

@@ -293,7 +293,10 @@ def test_a_call_on_the_loop_runs_in_its_callers_context_on_the_loops_own_connect
     assert on_the_loop.batches == [2, 1]
 
 
-def test_a_call_soon_after_a_batch_waits_for_the_calls_that_follow_it_and_one_on_a_quiet_loop_runs_at_once(monkeypatch):
+def test_under_load_a_call_soon_after_a_batch_waits_for_the_calls_that_follow_it_else_it_runs_at_once(monkeypatch):
+    """Under load (the last batch had company) a call that comes within the gathering window of the last batch waits
+    for the calls that follow it; on a quiet loop, and after a batch alone (a client's calls one after another), a call
+    runs at the next turn."""
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     calls = Counted()
     calls.gather = 1.0  # far longer than the few turns of the loop between the calls below, however busy the machine
@@ -303,18 +306,24 @@ def test_a_call_soon_after_a_batch_waits_for_the_calls_that_follow_it_and_one_on
         first = calls.submit(room_add, (1,), {})
         await asyncio.sleep(0)  # a quiet loop: the call ran at the next turn
         assert calls.batches == [1] and first.done()
-        # Within a second of that batch: the next call waits for those that follow it.
+        # Within a second of a batch alone: at once too (a client's next call).
         second = calls.submit(room_add, (2,), {})
+        third = calls.submit(room_add, (3,), {})  # in the same turn: one batch, with company
+        await asyncio.sleep(0)
+        assert calls.batches == [1, 2] and second.done() and third.done()
+        # Within a second of a batch with company: the next call waits for those that follow it.
+        fourth = calls.submit(room_add, (4,), {})
         for _ in range(3):
             await asyncio.sleep(0)
-        third = calls.submit(room_add, (3,), {})
-        assert await asyncio.gather(second, third) == [2, 3]
-        assert calls.batches == [1, 2]
+        assert not fourth.done()
+        fifth = calls.submit(room_add, (5,), {})
+        assert await asyncio.gather(fourth, fifth) == [4, 5]
+        assert calls.batches == [1, 2, 2]
         # Long after the last batch: at once again.
         calls.flushed_at[loop] = loop.time() - 10
-        fourth = calls.submit(room_add, (4,), {})
+        sixth = calls.submit(room_add, (6,), {})
         await asyncio.sleep(0)
-        assert calls.batches == [1, 2, 1] and fourth.done()
+        assert calls.batches == [1, 2, 2, 1] and sixth.done()
 
     try:
         asyncio.run(main())
