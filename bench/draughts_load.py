@@ -151,6 +151,9 @@ async def main(args: argparse.Namespace) -> dict:
 
     # The generator's own collector stays still while it measures (its pauses would count as the server's).
     with collector_paused():
+        probe = TreeProbe([args.server_pid] if args.server_pid else [])
+        probe.sample()
+        cpu_before, own_cpu_before = probe.cpu_seconds(), time.process_time()
         loop_started = clock()
         count = int(args.rate * args.duration)
         for index in range(count):
@@ -172,6 +175,7 @@ async def main(args: argparse.Namespace) -> dict:
             task.add_done_callback(in_flight.discard)
         await asyncio.gather(*in_flight)
     elapsed = clock() - loop_started
+    probe.sample()
     answered = sum(len(values) for values in latencies.values())
     results.update(
         {
@@ -179,6 +183,8 @@ async def main(args: argparse.Namespace) -> dict:
             "answered": answered,
             "skipped": skipped,
             "achieved_per_s": answered / elapsed,
+            "server_cpu_percent": 100 * (probe.cpu_seconds() - cpu_before) / elapsed if args.server_pid else None,
+            "generator_cpu_percent": 100 * (time.process_time() - own_cpu_before) / elapsed,
             "errors": len(errors),
             "error_samples": errors[:5],
             "latency_ms": {name: summary(values) for name, values in latencies.items()},

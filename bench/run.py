@@ -566,6 +566,10 @@ def draughts_scenario(run_dir: Path, args: argparse.Namespace, duration: float) 
         f"({figures['achieved_per_s']:.0f}/s; {figures['skipped']:,} not sent: their room's previous still out) |"
     )
     rows.append(f"| errors | {figures['errors']} |")
+    rows.append(
+        f"| server CPU over the run / load generator's | {figures['server_cpu_percent']:.0f}% / "
+        f"{figures['generator_cpu_percent']:.0f}% of one core (of {os.cpu_count()}) |"
+    )
     for name, label in (("all_ms", "every command"), ("MOVE", "MOVE"), ("GET_STATE", "GET_STATE")):
         summary = figures[name] if name == "all_ms" else figures["latency_ms"][name]
         latency = ms(summary, *QUANTILES)
