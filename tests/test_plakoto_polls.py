@@ -12,6 +12,7 @@ from django.db import transaction
 from django.test import override_settings
 from django.utils import timezone
 
+import games.kept
 from games import publication
 from games.models import Game
 from games.services import game_end, game_expire_due
@@ -170,9 +171,11 @@ def test_a_kept_answer_lasts_one_lifetime_at_most(kept, clock):
     assert kept.answer("t") is None
 
 
-def test_what_is_kept_is_bounded(kept, monkeypatch):
-    monkeypatch.setattr(polls, "TABLES", 3)
-    monkeypatch.setattr(polls, "CHANNELS", 5)
+def test_what_is_kept_is_bounded(clock, monkeypatch):
+    polls.install()
+    kept = polls.Polls(clock, keys=3)
+    monkeypatch.setattr(polls, "polls", kept)
+    monkeypatch.setattr(games.kept, "CHANNELS", 5)
     for name in "abcd":
         poll(kept, name)
     assert [kept.answer(name) is not None for name in "abcd"] == [False, True, True, True]
