@@ -72,18 +72,29 @@ class Kept[V]:
         one of them has changed since; return whether it is kept."""
         return self._keep(key, since, tuple(channels), value, {})
 
-    def keep_on_commit(self, key: str, since: int, channels: Iterable[str], value: V) -> None:
+    def keep_on_commit(
+        self, key: str, since: int, channels: Iterable[str], value: V, *, settled: Iterable[str] = ()
+    ) -> None:
         """Once the current transaction commits, keep the value that the change it made gives (worked out inside it,
         after `since()` gave `since`, with the rows of the `channels` locked): unless another thread has changed one of
-        them since, which only this thread's own changes may have."""
-        channels = tuple(channels)
-        transaction.on_commit(lambda: self._keep(key, since, channels, value, self._own()))
+        them since, which only this thread's own changes may have. The `settled` channels, of which the value holds
+        what an earlier read gave rather than rows it holds locked, must not have changed since at all."""
+        channels, settled = tuple(channels), frozenset(settled)
+        transaction.on_commit(lambda: self._keep(key, since, channels, value, self._own(), settled))
 
-    def _keep(self, key: str, since: int, channels: tuple[str, ...], value: V, own: dict[str, int]) -> bool:
+    def _keep(
+        self,
+        key: str,
+        since: int,
+        channels: tuple[str, ...],
+        value: V,
+        own: dict[str, int],
+        settled: frozenset[str] = frozenset(),
+    ) -> bool:
         with self._lock:
             for channel in channels:
                 latest = self._changed.get(channel, self._forgotten)
-                if latest > since and latest != own.get(channel):
+                if latest > since and (channel in settled or latest != own.get(channel)):
                     return False
             self._drop(key)
             if len(self._values) >= self._keys:

@@ -15,8 +15,9 @@ class DraughtsConfig(AppConfig):
 
         from core.lineservers import LineServer, register
 
-        from . import server
+        from . import server, states
 
+        states.install()
         register(
             LineServer(
                 "draughts",

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from django.db.models import Q
 from django.utils import timezone
 
+from . import states
 from .models import Room
 
 HOLD_SECONDS = 15
@@ -72,6 +73,7 @@ def holds_renew() -> None:
     until = hold_until(timezone.now())
     for colour in COLOURS:
         Room.objects.filter(**{f"{colour}_process": PROCESS}).update(**{f"{colour}_held_until": until})
+    states.holds_renewed(until)
 
 
 def holds_release(process: str) -> int:
@@ -81,6 +83,8 @@ def holds_release(process: str) -> int:
         released += Room.objects.filter(**{f"{colour}_process": process}).update(
             **{f"{colour}_holder": "", f"{colour}_process": "", f"{colour}_held_until": None}
         )
+    if released:
+        states.rooms_changed()
     return released
 
 

@@ -1,6 +1,7 @@
 """The draughts room server: one coroutine per TLS connection (core/lineservers.py runs it), reading lines, answering
 each in order through the rooms' services (run in the process's database thread), and leaving the room when the
-connection ends.
+connection ends. A GET_STATE whose room has not changed since it was last read is answered from that read, kept in
+memory (states.py).
 
 A connection is outside a room, or in one with a colour (`Seated`). Bad input is answered and changes nothing; a line
 too long is answered INVALID_SYNTAX and ends the connection. A server shutting down is not a player leaving: its
@@ -12,10 +13,13 @@ import contextlib
 import logging
 import uuid
 
+from django.utils import timezone
+
 from core.dbthread import in_database_thread
 from core.errors import Refusal
+from games.publication import channel_name
 
-from . import presence, services
+from . import presence, services, states
 from .protocol import Command, Invalid, Lines, answer, failure, flag, parse
 
 logger = logging.getLogger(__name__)
@@ -33,7 +37,7 @@ FAILURES = {
 _room_create = in_database_thread(services.room_create)
 _room_join = in_database_thread(services.room_join)
 _room_leave = in_database_thread(services.room_leave)
-_room_view = in_database_thread(services.room_view)
+_room_view_read = in_database_thread(services.room_view_read)
 _room_move = in_database_thread(services.room_move)
 _room_draw_request = in_database_thread(services.room_draw_request)
 _room_draw_cancel = in_database_thread(services.room_draw_cancel)
@@ -80,7 +84,7 @@ class Connection:
                 return answer("ROOM_JOINED")
             case "GET_STATE":
                 assert self.seated is not None
-                return state_line(await _room_view(room_id=self.seated.room))
+                return state_line(await room_state(self.seated.room))
             case "MOVE":
                 assert self.seated is not None
                 await _room_move(seated=self.seated, squares=command.arguments)
@@ -104,6 +108,22 @@ class Connection:
         if self.seated is not None:
             seated, self.seated = self.seated, None
             await _room_leave(seated=seated, holder=self.holder)
+
+
+async def room_state(room_id: uuid.UUID) -> services.RoomView:
+    """The room as GET_STATE shows it now: from what was read of it last, while nothing has changed it since (kept in
+    this process: protocols/draughts/states.py), else read, and kept for the next GET_STATE."""
+    kept = states.kept
+    if kept is None:
+        return (await _room_view_read(room_id=room_id))[0]
+    key = states.channel(room_id)
+    read = kept.answer(key)
+    if read is not None and (view := services.view_at(read, timezone.now())) is not None:
+        return view
+    since = kept.since()
+    view, read = await _room_view_read(room_id=room_id)
+    kept.keep(key, since, (key, channel_name(read.game)), read)
+    return view
 
 
 def state_line(view: services.RoomView) -> bytes:

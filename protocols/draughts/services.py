@@ -23,6 +23,7 @@ from core.prepared import Prepared, update
 from games import store
 from games.bots import runner
 from games.models import Game
+from games.publication import channel_name
 from games.rules import IllegalAction
 from games.rules.draughts import BLACK, START, WHITE, Move, parse_path
 from games.services import (
@@ -37,7 +38,7 @@ from games.services import (
     remaining_ms,
 )
 
-from . import presence
+from . import presence, states
 from .models import Room
 
 COLOURS = {WHITE: "white", BLACK: "black"}
@@ -204,6 +205,7 @@ def room_join(*, room_id: uuid.UUID, key: uuid.UUID, holder: Holder) -> Seated:
             if not taken_by_page:
                 raise RoomNotFound("this colour is held by another connection")
         update(Room, room_id, _holding(colour, holder, now))
+        states.room_changed(room_id)
         # A room's two seats are taken when it is made, for good: remembered once read.
         seated = Seated(room_id, colour, public_id, store.seated(public_id)[mine])
         other_in = black_in if colour == WHITE else white_in
@@ -250,13 +252,15 @@ def room_leave(*, seated: Seated, holder: Holder) -> None:
         if not (black_in if mine else white_in):
             values["deleted_at"] = now
         update(Room, seated.room, values)
+        states.room_changed(seated.room)
 
 
 def room_release(*, seated: Seated, holder: Holder) -> None:
     """The connection is gone, but its player has not left (a server shutting down, a page closed): the colour is no
     longer held, and stays in the room."""
     name = COLOURS[seated.colour]
-    Room.objects.filter(pk=seated.room, **{f"{name}_holder": holder.token}).update(**_unholding(seated.colour))
+    if Room.objects.filter(pk=seated.room, **{f"{name}_holder": holder.token}).update(**_unholding(seated.colour)):
+        states.room_changed(seated.room)
 
 
 def room_renew(*, seated: Seated, holder: Holder) -> bool:
@@ -265,6 +269,8 @@ def room_renew(*, seated: Seated, holder: Holder) -> bool:
     renewed = Room.objects.filter(pk=seated.room, deleted_at=None, **{f"{name}_holder": holder.token}).update(
         **{f"{name}_held_until": presence.hold_until(timezone.now())}
     )
+    if renewed:
+        states.room_changed(seated.room)
     return renewed == 1
 
 
@@ -282,8 +288,10 @@ def _state_name(status: str, winner: int | None, public_id: str) -> str:
 # What GET_STATE reads: the room's holds and its game, in one query built once (it is asked for most often).
 _VIEW_COLUMNS = (
     "white_holder",
+    "white_process",
     "white_held_until",
     "black_holder",
+    "black_process",
     "black_held_until",
     "game__public_id",
     "game__status",
@@ -300,33 +308,110 @@ _view_query = Prepared(
 )
 
 
-def room_view(*, room_id: uuid.UUID) -> RoomView:
-    """Return the room as it is now, its running clock read now (a clock that has run out ends its game first)."""
+# Who holds a colour, in which server process, and until when (presence.py).
+Hold = tuple[str, str, datetime | None]
+
+
+@dataclass(frozen=True, slots=True)
+class RoomRead:
+    """What GET_STATE reads of a room: all it shows but what depends on the time it is asked (`view_at`)."""
+
+    state: str
+    turn: str
+    wants_draw: tuple[bool, bool]
+    times: tuple[int, int]  # milliseconds left at the turn's start: white's, black's
+    deadline: datetime | None  # when the clock of the side to move runs out, if it runs
+    holds: tuple[Hold, Hold]  # white's, black's
+    board: str
+    version: int
+    game: str
+
+
+def room_read(*, room_id: uuid.UUID) -> RoomRead:
+    """Return the room as it is now (a clock that has run out ends its game first)."""
+    now = timezone.now()
     row = _view_query.first(room_id)
     if row is None:
         raise RoomNotFound("no such room")
     # The holds read as they are: a Room built for them drew its three default UUIDs from the system's random source.
-    white_holder, white_held_until, black_holder, black_held_until = row[:4]
-    public_id, status, state, version, deadline, winner, clock_ms, clocks, offers = row[4:]
-    now = timezone.now()
+    public_id, status, deadline = row[6], row[7], row[10]
     if status == Game.Status.PLAYING and deadline is not None and deadline <= now:
         game_expire(public_id=public_id)
-        return room_view(room_id=room_id)
+        return room_read(room_id=room_id)
+    return _read_of((row[:3], row[3:6]), *row[6:])
+
+
+def _read_of(
+    holds: tuple[Hold, Hold],
+    public_id: str,
+    status: str,
+    state: dict | None,
+    version: int,
+    deadline: datetime | None,
+    winner: int | None,
+    clock_ms: int | None,
+    clocks: list[int] | None,
+    offers: list[int] | None,
+) -> RoomRead:
     state = state or {"board": START, "turn": WHITE}
-    times = list(clocks or [clock_ms or settings.DRAUGHTS_CLOCK_MS] * 2)
-    if status == Game.Status.PLAYING and deadline is not None:
-        times[0 if state["turn"] == WHITE else 1] = remaining_ms(deadline, now)
+    times = clocks or [clock_ms or settings.DRAUGHTS_CLOCK_MS] * 2
     offers = offers or []
-    return RoomView(
+    return RoomRead(
         state=_state_name(status, winner, public_id),
         turn=state["turn"],
         wants_draw=(0 in offers, 1 in offers),
         times=(times[0], times[1]),
-        online=(presence.held(white_holder, white_held_until, now), presence.held(black_holder, black_held_until, now)),
+        deadline=deadline if status == Game.Status.PLAYING else None,
+        holds=holds,
         board=state["board"],
         version=version,
         game=public_id,
     )
+
+
+def view_at(read: RoomRead, now: datetime) -> RoomView | None:
+    """The room as GET_STATE shows it at `now`, from what was read of it; None once its running clock has run out
+    (`room_view` ends its game)."""
+    times = read.times
+    if read.deadline is not None:
+        if read.deadline <= now:
+            return None
+        left = remaining_ms(read.deadline, now)
+        times = (left, times[1]) if read.turn == WHITE else (times[0], left)
+    return RoomView(
+        state=read.state,
+        turn=read.turn,
+        wants_draw=read.wants_draw,
+        times=times,
+        online=(_online(read.holds[0], now), _online(read.holds[1], now)),
+        board=read.board,
+        version=read.version,
+        game=read.game,
+    )
+
+
+def _online(hold: Hold, now: datetime) -> bool:
+    """Whether a hold counts at `now`: a hold of this process's counts until its latest renewal's time, if later than
+    the one read (the database has it: a renewal writes it into every hold of the process's, presence.holds_renew)."""
+    holder, process, until = hold
+    renewed = states.renewed_until
+    if process == presence.PROCESS and until is not None and renewed is not None and renewed > until:
+        until = renewed
+    return presence.held(holder, until, now)
+
+
+def room_view(*, room_id: uuid.UUID) -> RoomView:
+    """Return the room as it is now, its running clock read now (a clock that has run out ends its game first)."""
+    return room_view_read(room_id=room_id)[0]
+
+
+def room_view_read(*, room_id: uuid.UUID) -> tuple[RoomView, RoomRead]:
+    """The room as it is now, and what was read of it (`states`: kept for the next GET_STATE)."""
+    while True:
+        read = room_read(room_id=room_id)
+        view = view_at(read, timezone.now())
+        if view is not None:
+            return view, read
 
 
 def room_move(*, seated: Seated, squares: list[str]) -> None:
@@ -335,7 +420,29 @@ def room_move(*, seated: Seated, squares: list[str]) -> None:
         path = parse_path(squares)
     except IllegalAction as error:
         raise GameError(str(error)) from None
-    game_act(public_id=seated.game, user_id=seated.user_id, action=Move(path), not_your_turn="not your turn")
+    kept = states.kept
+    key = states.channel(seated.room)
+    since = kept.since() if kept is not None else 0
+    before = kept.answer(key) if kept is not None else None
+    game = game_act(
+        public_id=seated.game, user_id=seated.user_id, action=Move(path), not_your_turn="not your turn"
+    ).game
+    if kept is not None and before is not None:
+        # What the next GET_STATE reads: the game as the move left it, the room's holds as the last read had them
+        # (kept only if the room has not changed since, not even by this thread's calls: `settled`).
+        read = _read_of(
+            before.holds,
+            game.public_id,
+            game.status,
+            game.state,
+            game.version,
+            game.deadline,
+            game.winner_id,
+            game.clock_ms,
+            game.clocks,
+            game.draw_offers,
+        )
+        kept.keep_on_commit(key, since, (key, channel_name(game.public_id)), read, settled=(key,))
 
 
 def room_draw_request(*, seated: Seated) -> None:
@@ -356,5 +463,6 @@ def room_close(*, room_id: uuid.UUID) -> None:
         _unhold(room, BLACK)
         room.deleted_at = timezone.now()
         room.save()
+        states.room_changed(room_id)
         if room.game.status != Game.Status.FINISHED:
             game_end(public_id=room.game.public_id, opponent_wins=False)
