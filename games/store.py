@@ -18,7 +18,6 @@ held with it (on SQLite games/positions.py keeps it by its text).
 """
 
 import contextlib
-import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
@@ -26,7 +25,7 @@ from functools import cache
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
-from django.db.models import Field
+from django.db.models import DateTimeField, Field
 from django.db.models.base import ModelState
 from django.db.models.expressions import Col
 
@@ -73,10 +72,19 @@ def _locking(vendor: str) -> tuple[str, list[str], list[tuple[Col, list]]]:
     if vendor == "postgresql":
         sql = sql.replace("SELECT ", f"SELECT {_VERSION_OF_ROW}, ", 1)
     fields = Game._meta.concrete_fields
+    if vendor == "sqlite":
+        # A game has six datetime columns, read on every action: read as the text stored, which the driver would
+        # otherwise parse at every read (Django registers its parser for the type), where a game this process holds
+        # needs none of them (`_held`); converted only for a model built from its row, without Django's layers.
+        selected, _, rest = sql.partition(" FROM ")
+        for field in fields:
+            if isinstance(field, DateTimeField):
+                name = f"{db.ops.quote_name(Game._meta.db_table)}.{db.ops.quote_name(field.column)}"
+                selected = selected.replace(name, f"CAST({name} AS TEXT)", 1)
+        sql = f"{selected} FROM {rest}"
     converters = []
     for field in fields:
         column = field.get_col(Game._meta.db_table)
-        # A game has six datetime columns, read on every action: on SQLite, converted without Django's layers.
         functions = prepared.lean_converters(db.ops.get_db_converters(column) + column.get_db_converters(db), field, db)
         converters.append((column, functions))
     return sql, [field.attname for field in fields], converters
@@ -205,27 +213,16 @@ _held: dict[str, tuple[tuple, Game, object]] = {}
 _VERSION_OF_ROW = "xmin::text, ctid::text"
 
 
-@cache
-def _as_read() -> list[tuple[int, object]]:
-    """For each column an action saves (GAME_SAVED, in its order): its place in the locking query's row, and how
-    SQLite's driver gives back the text written there (Django registers a parser for datetime columns), or None."""
-    db = connections[DEFAULT_DB_ALIAS]
-    places = {field.attname: index for index, field in enumerate(Game._meta.concrete_fields)}
-    readers = []
-    for name in GAME_SAVED:
-        field = Game._meta.get_field(name)
-        declared = (field.db_type(db) or "").split("(")[0].split(" ")[0].upper()
-        readers.append((places[field.attname], sqlite3.converters.get(declared)))
-    return readers
+# The place of each column an action saves in the locking query's row.
+_PLACES = {name: Game._meta.concrete_fields.index(Game._meta.get_field(name)) for name in GAME_SAVED}
 
 
 def _written_row(row: tuple, names: tuple[str, ...], written: list) -> tuple:
-    """The row the locking query gives once `row` has these columns written with these values (as adapted)."""
-    readers = _as_read()
+    """On SQLite, the row the locking query gives once `row` has these columns written with these values (as adapted:
+    the locking query reads every column as the value written, datetime columns included)."""
     values = list(row)
     for name, value in zip(names, written, strict=True):
-        place, reader = readers[GAME_SAVED.index(name)]
-        values[place] = value if reader is None or value is None else reader(str(value).encode())
+        values[_PLACES[name]] = value
     return tuple(values)
 
 
