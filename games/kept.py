@@ -15,7 +15,9 @@ then; a change then drops it whichever comes first.
 A change knows the value it leaves (a Plakoto move, the busiest change: both players poll next), and keeps it once
 committed (`keep_on_commit`). It holds the rows of the value's channels from its read to its commit, so no other change
 can come in between; one committed after it, by another thread, may be heard of before its own value is kept, and then
-that value is not kept: only the changes of the change's own thread may have come since it began.
+that value is not kept: only the changes of the change's own thread may have come since it began. What a value takes
+from an earlier kept value instead of rows it holds (a draughts move keeps its room's holds as the room's last read had
+them) is `settled`: kept only if no change of that channel came since at all, and no longer than the earlier value.
 
 Only a process that commits every change of the site's tables knows when a value is out of date: without REDIS_URL
 the server is one process (tabsite/gunicorn.conf.py), and values are kept; with it, other processes change the same
@@ -29,6 +31,8 @@ from collections.abc import Callable, Iterable
 
 from django.conf import settings
 from django.db import transaction
+
+from .publication import EVERY_CHANNEL
 
 # Seconds a value is kept at most, for the changes no event tells of (made outside the server).
 LIFETIME = 10.0
@@ -67,20 +71,35 @@ class Kept[V]:
             return None
         return kept[1]
 
+    def entry(self, key: str) -> tuple[V, float] | None:
+        """The value kept for the key and when it expires (on the clock given), if one is."""
+        kept = self._values.get(key)
+        if kept is None or kept[0] < self._clock():
+            return None
+        return kept[1], kept[0]
+
     def keep(self, key: str, since: int, channels: Iterable[str], value: V) -> bool:
         """Keep the key's value, read after `since()` gave `since` from what the `channels` tell changes of, unless
         one of them has changed since; return whether it is kept."""
         return self._keep(key, since, tuple(channels), value, {})
 
     def keep_on_commit(
-        self, key: str, since: int, channels: Iterable[str], value: V, *, settled: Iterable[str] = ()
+        self,
+        key: str,
+        since: int,
+        channels: Iterable[str],
+        value: V,
+        *,
+        settled: Iterable[str] = (),
+        expires: float | None = None,
     ) -> None:
         """Once the current transaction commits, keep the value that the change it made gives (worked out inside it,
         after `since()` gave `since`, with the rows of the `channels` locked): unless another thread has changed one of
         them since, which only this thread's own changes may have. The `settled` channels, of which the value holds
-        what an earlier read gave rather than rows it holds locked, must not have changed since at all."""
+        what an earlier kept value gave rather than rows it holds locked, must not have changed since at all; the
+        value then expires when that one did (`expires`, from `entry`), not later."""
         channels, settled = tuple(channels), frozenset(settled)
-        transaction.on_commit(lambda: self._keep(key, since, channels, value, self._own(), settled))
+        transaction.on_commit(lambda: self._keep(key, since, channels, value, self._own(), settled, expires))
 
     def _keep(
         self,
@@ -90,6 +109,7 @@ class Kept[V]:
         value: V,
         own: dict[str, int],
         settled: frozenset[str] = frozenset(),
+        expires: float | None = None,
     ) -> bool:
         with self._lock:
             for channel in channels:
@@ -99,13 +119,18 @@ class Kept[V]:
             self._drop(key)
             if len(self._values) >= self._keys:
                 self._drop(next(iter(self._values)))
-            self._values[key] = (self._clock() + LIFETIME, value, channels)
+            lifetime = self._clock() + LIFETIME
+            self._values[key] = (lifetime if expires is None else min(expires, lifetime), value, channels)
             for channel in channels:
                 self._key_of[channel] = key
             return True
 
     def changed(self, channel: str) -> None:
-        """A change of `channel` was committed (in this thread): drop the value that depends on it."""
+        """A change of `channel` was committed (in this thread): drop the value that depends on it (every value, for
+        a write that may have changed any match: publication.EVERY_CHANNEL)."""
+        if channel == EVERY_CHANNEL:
+            self.changed_everywhere()
+            return
         with self._lock:
             self._count += 1
             self._changed.pop(channel, None)  # to the end: the latest changed are forgotten last

@@ -144,8 +144,10 @@ def gathered_batch(calls: object) -> contextlib.AbstractContextManager[None]:
 
 
 # Told the channel of every change committed in this process, in the committing thread, before anything else hears of
-# it (protocols/plakoto/polls.py: answers kept in memory are dropped there).
+# it (games/kept.py: values kept in memory are dropped there).
 _observers: list[Callable[[str], None]] = []
+# What the observers are told when a write may have changed any match (deadlines moved after an outage): no channel's.
+EVERY_CHANNEL = "*"
 
 
 def observe_changes(observer: Callable[[str], None]) -> None:
@@ -154,6 +156,17 @@ def observe_changes(observer: Callable[[str], None]) -> None:
     quick and must not raise."""
     if observer not in _observers:
         _observers.append(observer)
+
+
+def every_channel_changed_on_commit() -> None:
+    """Once the current transaction commits, tell the observers that a write it made may have changed any match, with
+    nothing published (`EVERY_CHANNEL`)."""
+
+    def tell() -> None:
+        for observer in _observers:
+            observer(EVERY_CHANNEL)
+
+    transaction.on_commit(tell, robust=True)
 
 
 def send(channel: str, event_type: str, data: str) -> None:

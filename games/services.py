@@ -701,6 +701,9 @@ def outage_bridge(*, now: datetime | None = None) -> timedelta | None:
             bridged = ahead.filter(clock_ms__isnull=False).update(deadline=F("deadline") + gap) > 0
         mark_row.swept_at = now
         mark_row.save(update_fields=["swept_at"])
+        if bridged:
+            # Deadlines moved, no change of any match published: what is kept of matches in memory is dropped.
+            publication.every_channel_changed_on_commit()
         return gap if bridged else None
 
 

@@ -2,6 +2,7 @@
 always the room as the database has it at that moment, whatever changed the room or its game, its clock read live;
 a read made while a change committed is not kept; without a single server process nothing is kept."""
 
+import threading
 from datetime import timedelta
 
 import pytest
@@ -13,9 +14,9 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from games import publication
-from games.kept import Kept
+from games.kept import LIFETIME, Kept
 from games.models import Game
-from games.services import game_expire_due
+from games.services import game_expire_due, outage_bridge
 from protocols.draughts import presence, server, states
 from protocols.draughts.models import Room
 from protocols.draughts.services import (
@@ -34,6 +35,14 @@ from protocols.draughts.services import (
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
 @pytest.fixture
@@ -59,6 +68,9 @@ def from_memory(kept: Kept, room_id):
         view = state(room_id)
         assert len(queries) == 0
         assert view == room_view(room_id=room_id)
+        # Who is online, from the row itself.
+        now, room = timezone.now(), Room.objects.get(pk=room_id)
+        assert view.online == (presence.online(room, "white", now), presence.online(room, "black", now))
     return view
 
 
@@ -129,6 +141,47 @@ def test_a_kept_read_runs_its_clock_live_and_a_clock_run_out_ends_the_game(kept,
         assert ended.state == "BLACK_WON" and ended.times[0] == 0
         assert Game.objects.get(pk=room.game_id).status == Game.Status.FINISHED
         assert from_memory(kept, room.pk) == ended
+
+
+def test_clocks_stood_still_through_an_outage_are_seen_at_once(kept):
+    with time_machine.travel(timezone.now(), tick=False) as clock:
+        room, *_ = started()
+        assert outage_bridge() is None  # the first sweep: a mark
+        before = from_memory(kept, room.pk)
+        clock.shift(5)  # no sweep for 5 s: the clocks of whole games stand still
+        assert outage_bridge() == timedelta(seconds=5)
+        assert kept.answer(states.channel(room.pk)) is None
+        assert from_memory(kept, room.pk).times == before.times
+
+
+def test_a_moves_read_lasts_no_longer_than_the_holds_it_took(monkeypatch):
+    clock = Clock()
+    kept = Kept(clock)
+    monkeypatch.setattr(states, "kept", kept)
+    room, white, black, *_ = started()
+    key = states.channel(room.pk)
+    state(room.pk)
+    clock.now += LIFETIME * 0.75
+    room_move(seated=white, squares=["c3", "d4"])
+    assert kept.answer(key) == room_read(room_id=room.pk)
+    clock.now += LIFETIME * 0.5
+    assert kept.answer(key) is None  # the holds were read a lifetime ago
+    state(room.pk)
+    clock.now += LIFETIME * 0.5
+    room_move(seated=black, squares=["b6", "a5"])
+    assert kept.answer(key) == room_read(room_id=room.pk)
+
+
+def test_a_move_keeps_nothing_when_another_thread_changed_its_room_meanwhile(kept):
+    room, white, *_ = started()
+    key = states.channel(room.pk)
+    from_memory(kept, room.pk)
+    with transaction.atomic():
+        room_move(seated=white, squares=["c3", "d4"])
+        other = threading.Thread(target=kept.changed, args=[key])
+        other.start()
+        other.join()
+    assert kept.answer(key) is None
 
 
 def test_the_sweepers_end_of_a_game_is_seen_at_once(kept):

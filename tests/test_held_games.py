@@ -6,8 +6,10 @@ The actions run as a server process runs them, on the event loop and a connectio
 (transaction=True); the test's own connection is "another connection", as the admin's or a management command's is."""
 
 import asyncio
+from datetime import UTC, datetime
 
 import pytest
+import time_machine
 from django.db import transaction
 
 from core.dbthread import OnTheLoop
@@ -73,6 +75,18 @@ def test_an_action_takes_the_game_its_process_wrote_last(on_the_loop, alice, bob
     stored = Game.objects.get(public_id=public_id)
     for field in Game._meta.concrete_fields:
         assert getattr(games[-1], field.attname) == getattr(stored, field.attname), field.name
+
+
+def test_a_game_written_at_a_whole_second_is_taken_too(on_the_loop, alice, bob, built):
+    """On SQLite the row read is compared with the values written as text: a time with no fraction of a second is
+    written without one, and read so."""
+    with time_machine.travel(datetime(2026, 5, 1, 12, tzinfo=UTC), tick=False):
+        public_id = on_the_loop(started, alice, bob)
+        games = [on_the_loop(throw, public_id, alice, bob) for _ in range(3)]
+    assert built == [public_id]
+    assert (
+        games[-1].changed_at == Game.objects.get(public_id=public_id).changed_at == datetime(2026, 5, 1, 12, tzinfo=UTC)
+    )
 
 
 def test_a_game_another_connection_wrote_is_built_again(on_the_loop, alice, bob, built):

@@ -371,7 +371,7 @@ def _read_of(
 
 def view_at(read: RoomRead, now: datetime) -> RoomView | None:
     """The room as GET_STATE shows it at `now`, from what was read of it; None once its running clock has run out
-    (`room_view` ends its game)."""
+    (a read ends its game: `room_read`)."""
     times = read.times
     if read.deadline is not None:
         if read.deadline <= now:
@@ -423,7 +423,7 @@ def room_move(*, seated: Seated, squares: list[str]) -> None:
     kept = states.kept
     key = states.channel(seated.room)
     since = kept.since() if kept is not None else 0
-    before = kept.answer(key) if kept is not None else None
+    before = kept.entry(key) if kept is not None else None
     game = game_act(
         public_id=seated.game, user_id=seated.user_id, action=Move(path), not_your_turn="not your turn"
     ).game
@@ -431,7 +431,7 @@ def room_move(*, seated: Seated, squares: list[str]) -> None:
         # What the next GET_STATE reads: the game as the move left it, the room's holds as the last read had them
         # (kept only if the room has not changed since, not even by this thread's calls: `settled`).
         read = _read_of(
-            before.holds,
+            before[0].holds,
             game.public_id,
             game.status,
             game.state,
@@ -442,7 +442,7 @@ def room_move(*, seated: Seated, squares: list[str]) -> None:
             game.clocks,
             game.draw_offers,
         )
-        kept.keep_on_commit(key, since, (key, channel_name(game.public_id)), read, settled=(key,))
+        kept.keep_on_commit(key, since, (key, channel_name(game.public_id)), read, settled=(key,), expires=before[1])
 
 
 def room_draw_request(*, seated: Seated) -> None:

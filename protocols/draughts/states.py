@@ -3,11 +3,12 @@ the event loop, with no trip to the database thread.
 
 A room's read (`services.RoomRead`) is kept for its room until the room or its game changes: every change of its game
 is published (which drops it), and every change of who is in the room or holds a colour drops it too, once committed
-(`room_changed`; `rooms_changed`, the holds of a process stopping, all at once). What depends on the time it is asked,
-the clock running and whether each hold still counts, is worked out from the kept read at each GET_STATE; a clock that
-has run out is the database's to end, and that GET_STATE reads its room again. The renewal of this process's holds every
-few seconds writes one time into all of them: it drops nothing, and a hold of this process counts until the latest
-renewal's time if a read has an earlier one (`renewed_until`), as the database has it.
+(`room_changed`; `rooms_changed`, the holds of a process cleared all at once, when it stops or after it is gone). What
+depends on the time it is asked, the clock running and whether each hold still counts, is worked out from the kept read
+at each GET_STATE; a clock that has run out is the database's to end, and that GET_STATE reads its room again. The
+renewal of this process's holds every few seconds writes one time into all of them: it drops nothing, and a hold of
+this process counts until the latest renewal's time if a read has an earlier one (`renewed_until`), as the database
+has it.
 
 Kept only where the server is the site's one process (no REDIS_URL).
 """
@@ -53,8 +54,8 @@ def room_changed(room_id: uuid.UUID) -> None:
         kept.changed_on_commit(channel(room_id))
 
 
-# Until when this process's latest renewal of its holds has them held (presence.holds_renew), once committed: a read
-# made before it shows each of them held until then.
+# Until when this process's latest renewal of its holds has them held (presence.holds_renew), once committed: a hold
+# of the process's that a read made before it shows as held until earlier is held until then.
 renewed_until: datetime | None = None
 
 
@@ -63,8 +64,7 @@ def holds_renewed(until: datetime) -> None:
 
     def renewed() -> None:
         global renewed_until
-        if renewed_until is None or until > renewed_until:
-            renewed_until = until
+        renewed_until = until  # renewals are made one after another, in the process's database calls
 
     transaction.on_commit(renewed)
 

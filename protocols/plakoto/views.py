@@ -156,8 +156,8 @@ def status_early(path: str, scope: dict) -> tuple[bytes, list[tuple[bytes, bytes
 
 
 async def _status_polled(kept: polls.Polls, name: str) -> Answer:
-    """`GET status/`: the answer kept in memory (protocols/plakoto/polls.py says when it is the table's status of now),
-    else the database's, kept for the next polls."""
+    """`GET status/`: the answer kept in memory (games/kept.py says when it is the table's status of now), else the
+    database's, kept for the next polls."""
     text = kept.answer(name)
     if text is not None:
         return 200, text
