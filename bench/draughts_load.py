@@ -2,13 +2,15 @@
 """Load on the draughts room server: many rooms at once over TLS, commands offered open loop, latency and memory.
 
     python bench/draughts_load.py --port 8009 [--rooms 1000] [--rate 2000] [--duration 30] [--server-pid PID]
+        [--get-state-share 0.5]
 
 Sets up `--rooms` rooms, each with its two players' TLS connections held (CREATE, then JOIN), and measures the
 server's memory before and after (with `--server-pid`, the resident memory of the server's process and its descendants).
 Then it offers commands at `--rate` per second, on a fixed schedule whatever the answers (open loop): half MOVE (a
-random legal move of the side to move, as its own connection) and half GET_STATE (either player). A room whose game
-is over is made again by its players: LEAVE, LEAVE, CREATE, JOIN, commands like the others. Latency runs from a
-command's scheduled time to its answer, so a server that falls behind shows it. Prints JSON figures.
+random legal move of the side to move, as its own connection) and half GET_STATE (either player), or GET_STATE's
+`--get-state-share` of them (clients that poll their room while they wait). A room whose game is over is made again by
+its players: LEAVE, LEAVE, CREATE, JOIN, commands like the others. Latency runs from a command's scheduled time to its
+answer, so a server that falls behind shows it. Prints JSON figures.
 """
 
 from __future__ import annotations
@@ -91,7 +93,12 @@ async def main(args: argparse.Namespace) -> dict:
     context.check_hostname = False
     context.verify_mode = ssl.CERT_NONE
     rng = random.Random(args.seed)
-    results: dict = {"rooms": args.rooms, "rate": args.rate, "duration": args.duration}
+    results: dict = {
+        "rooms": args.rooms,
+        "rate": args.rate,
+        "duration": args.duration,
+        "get_state_share": args.get_state_share,
+    }
     memory_before = server_rss(args.server_pid) if args.server_pid else None
 
     started = clock()
@@ -131,7 +138,7 @@ async def main(args: argparse.Namespace) -> dict:
                     if answer.split(" ")[0] not in ("ROOM_CREATED", "STATUS_OK", "ROOM_JOINED"):
                         errors.append(f"{name}: {answer}")
                 latencies["remake"].append(clock() - scheduled)
-            elif rng.random() < 0.5:
+            elif rng.random() >= args.get_state_share:
                 move = rng.choice(room.state.legal_moves())
                 player = room.white if room.state.turn == "w" else room.black
                 answer = await player.say(f"MOVE {move}")
@@ -205,6 +212,9 @@ def run() -> int:
     parser.add_argument("--rooms", type=int, default=1000)
     parser.add_argument("--rate", type=float, default=2000, help="commands offered per second")
     parser.add_argument("--duration", type=float, default=30.0)
+    parser.add_argument(
+        "--get-state-share", type=float, default=0.5, help="the share of GET_STATE among the commands (the rest MOVE)"
+    )
     parser.add_argument("--concurrency", type=int, default=64, help="rooms being made at once during setup")
     parser.add_argument("--server-pid", type=int, help="the server's process, to measure its memory")
     parser.add_argument("--seed", type=int, default=None)
