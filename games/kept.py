@@ -66,10 +66,8 @@ class Kept[V]:
 
     def answer(self, key: str) -> V | None:
         """The value kept for the key, if one is."""
-        kept = self._values.get(key)
-        if kept is None or kept[0] < self._clock():
-            return None
-        return kept[1]
+        entry = self.entry(key)
+        return None if entry is None else entry[0]
 
     def entry(self, key: str) -> tuple[V, float] | None:
         """The value kept for the key and when it expires (on the clock given), if one is."""

@@ -14,6 +14,21 @@ from .factories import UserFactory
 PASSWORDS = {"alice": "alice-secret", "bob": "bob-secret", "charlie": "charlie-secret"}
 
 
+class ManualClock:
+    """A monotonic clock that a test moves by hand (`clock.now += seconds`)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
 @pytest.fixture(autouse=True)
 def fast_password_hasher(settings):
     # Hashing cost is not under test here (one test checks the real hasher on purpose).

@@ -37,14 +37,6 @@ from protocols.draughts.services import (
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
 def kept(monkeypatch):
     """This process's kept reads, starting empty (the database of each test starts empty too)."""
@@ -154,8 +146,7 @@ def test_clocks_stood_still_through_an_outage_are_seen_at_once(kept):
         assert from_memory(kept, room.pk).times == before.times
 
 
-def test_a_moves_read_lasts_no_longer_than_the_holds_it_took(monkeypatch):
-    clock = Clock()
+def test_a_moves_read_lasts_no_longer_than_the_holds_it_took(monkeypatch, clock):
     kept = Kept(clock)
     monkeypatch.setattr(states, "kept", kept)
     room, white, black, *_ = started()

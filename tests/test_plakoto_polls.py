@@ -21,19 +21,6 @@ from protocols.plakoto import polls, services, views
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def clock():
-    return Clock()
-
-
 @pytest.fixture
 def kept(monkeypatch, clock):
     """This process's kept answers, starting empty (the database of each test starts empty too)."""

@@ -421,9 +421,9 @@ def room_move(*, seated: Seated, squares: list[str]) -> None:
     except IllegalAction as error:
         raise GameError(str(error)) from None
     kept = states.kept
-    key = states.channel(seated.room)
-    since = kept.since() if kept is not None else 0
-    before = kept.entry(key) if kept is not None else None
+    if kept is not None:
+        key = states.channel(seated.room)
+        since, before = kept.since(), kept.entry(key)
     game = game_act(
         public_id=seated.game, user_id=seated.user_id, action=Move(path), not_your_turn="not your turn"
     ).game
