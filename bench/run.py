@@ -21,6 +21,8 @@ the register storm is measured with both. The turn timeout is raised to an hour 
 expires while the others are being set up, and the abuse limits are off (all the players come from one address).
 Every garbage collection of the server's processes is timed (bench/collector/ on its PYTHONPATH) and the
 game scenarios report those made while the load ran: a collection holds the GIL, and every request waits for it.
+So are the batches of database calls (core/dbthread.py): how many a second, their size, and the CPU a batch costs
+beyond its calls' own (its transaction, its trips to Redis).
 BENCH_COLLECTOR_CENSUS=N in the environment also counts, by type, what the young generation holds when a collection
 begins with at least N objects in it (collector-census.log beside each scenario's collector.log; it pauses the server
 itself, so not for latency figures).
@@ -140,6 +142,9 @@ class Server:
         # Each garbage collection of the server's processes, timed (bench/collector/sitecustomize.py).
         self.collector_log = workdir / "collector.log"
         self.env["BENCH_COLLECTOR_LOG"] = str(self.collector_log)
+        # And the batches of database calls (the same file: their count, size and CPU a second).
+        self.batches_log = workdir / "batches.log"
+        self.env["BENCH_BATCHES_LOG"] = str(self.batches_log)
         self.env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(COLLECTOR), os.environ.get("PYTHONPATH")]))
         # The analysis of finished games runs beside the server at a low priority: here it would take the idle CPU
         # the figures are about, and count in the server's CPU (its process is the server's child).
@@ -379,6 +384,7 @@ def run_load(name: str, server: Server, load_args: list[str], profile: Profiler 
         raise RuntimeError(f"load generator failed ({code}):\n{''.join(text_lines[-15:])}\n{server.log_tail(15)}")
     figures = json.loads(out.read_text())
     figures["collector"] = collector_pauses(server.collector_log, driving_from, time.time())
+    figures["batches"] = database_batches(server.batches_log, driving_from, time.time())
     return figures
 
 
@@ -398,6 +404,25 @@ def collector_pauses(log: Path, start: float, end: float) -> dict[str, Any]:
                 by_generation[generation_n].append(wall_ms)
                 cpu += spent_ms
     return {"generations": by_generation, "cpu_ms": cpu, "seconds": end - start}
+
+
+def database_batches(log: Path, start: float, end: float) -> dict[str, Any]:
+    """The server's batches of database calls whose seconds ended between `start` and `end` (epoch seconds), all its
+    processes together: how many, how many calls, the CPU spent in them and, of it, in the calls (ms)."""
+    totals = {"batches": 0, "calls": 0, "cpu_ms": 0.0, "calls_cpu_ms": 0.0, "seconds": end - start}
+    with contextlib.suppress(OSError):
+        for line in log.read_text().splitlines():
+            try:  # a line cut short (a process killed while writing it) is left out
+                _pid, at, batches, calls, cpu, calls_cpu = line.split()
+                at_s, counts, spent = float(at), (int(batches), int(calls)), (float(cpu), float(calls_cpu))
+            except ValueError:
+                continue
+            if start <= at_s <= end:
+                totals["batches"] += counts[0]
+                totals["calls"] += counts[1]
+                totals["cpu_ms"] += spent[0]
+                totals["calls_cpu_ms"] += spent[1]
+    return totals
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -513,6 +538,20 @@ def collector_row(collector: dict[str, Any] | None, phases: int) -> str:
     return (
         f"| the collector in the server while driving{span}: young / middle / full collections (longest, ms) | "
         f"{counts}; {collector['cpu_ms']:.0f} ms of CPU ({share:.1f}% of one core) |"
+    )
+
+
+def batches_row(batches: dict[str, Any] | None, phases: int) -> str:
+    """The row of the server's batches of database calls while the load ran (`database_batches`)."""
+    if not batches or not batches["batches"] or batches["seconds"] <= 0:
+        return ""
+    count, calls = batches["batches"], batches["calls"]
+    per_batch, in_calls = batches["cpu_ms"] * 1000 / count, batches["calls_cpu_ms"] * 1000 / count
+    span = " (all phases)" if phases > 1 else ""
+    return (
+        f"| batches of database calls while driving{span}: a second, calls a batch; the CPU of a batch, of which its "
+        f"calls, and the rest (µs) | {count / batches['seconds']:.0f}, {calls / count:.1f}; {per_batch:.0f}, "
+        f"{in_calls:.0f} ({in_calls * count / calls:.0f} a call), {per_batch - in_calls:.0f} |"
     )
 
 
@@ -817,6 +856,8 @@ def main() -> int:
             label = label_of(rate)
             rows = game_rows(label, figures)
             if row := collector_row(results.get("collector"), len(rates)):
+                rows.append(row)
+            if row := batches_row(results.get("batches"), len(rates)):
                 rows.append(row)
             if index == 0 and figures["achieved_per_s"] > 0:
                 per_action = 10 / figures["achieved_per_s"]

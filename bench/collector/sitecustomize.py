@@ -10,11 +10,21 @@ process, when, the generation collected, how many objects, the twenty commonest 
 CENSUS_EVERY seconds a process. Counting a hundred thousand objects takes tens of milliseconds and holds the GIL too:
 a run with a census is for finding what outlives the requests, not for its latency figures. Not timed as part of the
 collection it precedes.
+
+With BENCH_BATCHES_LOG as well, the batches of database calls (core/dbthread.py, the database thread's or the event
+loop's): one line a second a process that ran some, with how many batches and calls, the CPU of the thread that ran
+them inside the batches (`time.thread_time`) and, of it, inside the calls themselves; the rest is what a batch costs
+whatever its calls (its transaction's begin and commit, its trips to Redis, the commit's hooks). Patched into the
+module once it is imported, so that the server's own code carries nothing of it.
 """
 
 import collections
 import gc
+import importlib.abc
+import importlib.util
 import os
+import sys
+import threading
 import time
 from pathlib import Path
 
@@ -52,6 +62,73 @@ def _install_census(path: str, least: int) -> None:
 
     gc.callbacks.insert(0, census)  # before `record`: the census is not counted in the collection's time
 
+
+def _install_batches(path: str) -> None:
+    """Count the batches of database calls (see the module's docstring) once core.dbthread is imported."""
+    totals = [0, 0, 0.0, 0.0]  # batches, calls, CPU in the batches, CPU in their calls (s), since the last line
+    written = [time.time()]
+    inside = threading.local()
+
+    def patch(module) -> None:
+        run_around, run = module._Batches.run_around, module.Call.run
+
+        def timed_run(call) -> None:
+            began = time.thread_time()
+            try:
+                run(call)
+            finally:
+                inside.cpu = getattr(inside, "cpu", 0.0) + time.thread_time() - began
+
+        def timed_run_around(self, batch) -> None:
+            inside.cpu = 0.0
+            began = time.thread_time()
+            run_around(self, batch)
+            totals[0] += 1
+            totals[1] += len(batch)
+            totals[2] += time.thread_time() - began
+            totals[3] += inside.cpu
+            now = time.time()
+            if now - written[0] >= 1.0:
+                batches, calls, cpu, calls_cpu = totals
+                line = f"{os.getpid()} {now:.3f} {batches} {calls} {cpu * 1000:.3f} {calls_cpu * 1000:.3f}\n"
+                totals[:] = [0, 0, 0.0, 0.0]
+                written[0] = now
+                with open(path, "a") as log:
+                    log.write(line)
+
+        module.Call.run = timed_run
+        module._Batches.run_around = timed_run_around
+
+    sys.meta_path.insert(0, _AfterImport("core.dbthread", patch))
+
+
+class _AfterImport(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Run `then(module)` once the module of this name has been imported (its own finder and loader do the import)."""
+
+    def __init__(self, name: str, then) -> None:
+        self.name, self.then, self.loader = name, then, None
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname != self.name or self.loader is not None:
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None:
+            return spec
+        self.loader, spec.loader = spec.loader, self
+        return spec
+
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module) -> None:
+        module.__spec__.loader = module.__loader__ = self.loader
+        self.loader.exec_module(module)
+        self.then(module)
+
+
+if os.environ.get("BENCH_BATCHES_LOG"):
+    _install_batches(os.environ["BENCH_BATCHES_LOG"])
 
 if os.environ.get("BENCH_COLLECTOR_LOG"):
     _install(os.environ["BENCH_COLLECTOR_LOG"])
