@@ -142,7 +142,8 @@ class Server:
         # Each garbage collection of the server's processes, timed (bench/collector/sitecustomize.py).
         self.collector_log = workdir / "collector.log"
         self.env["BENCH_COLLECTOR_LOG"] = str(self.collector_log)
-        # And the batches of database calls (the same file: their count, size and CPU a second).
+        # And the batches of database calls (bench/collector/sitecustomize.py too): their count, size and CPU, a line
+        # a second a process.
         self.batches_log = workdir / "batches.log"
         self.env["BENCH_BATCHES_LOG"] = str(self.batches_log)
         self.env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(COLLECTOR), os.environ.get("PYTHONPATH")]))
