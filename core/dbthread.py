@@ -213,16 +213,23 @@ class DatabaseThread(_Batches):
         self.calls: queue.SimpleQueue[Call | None] = queue.SimpleQueue()
         self.thread = threading.Thread(target=self.serve, name="tab-database", daemon=True)
         self.gather = settings.TAB_BATCH_GATHER_MS / 1000 if gather is None else gather
+        # While the thread waits out a gathering window (`serve`): set when a full batch waits, or to stop.
+        self.gathering = False
+        self.wake = threading.Event()
 
     def stop(self) -> None:
         """Let the thread finish the calls queued so far, close its connections and end."""
         self.calls.put(None)
+        self.wake.set()
         self.thread.join()
 
     def submit(self, function: Callable, args: tuple, kwargs: dict) -> asyncio.Future:
         loop = asyncio.get_running_loop()
         future = loop.create_future()
         self.calls.put(Call(function, args, kwargs, future, loop))
+        # A window's calls are taken when it ends; a full batch need not wait for that (`serve`).
+        if self.gathering and self.calls.qsize() >= BATCH_MAX - 1:
+            self.wake.set()
         return future
 
     def serve(self) -> None:
@@ -230,36 +237,43 @@ class DatabaseThread(_Batches):
         busy = False
         began = -math.inf  # when the last batch began
         while not stopping:
-            batch: list[Call] = []
             call = self.calls.get()
+            batch: list[Call] = [] if call is None else [call]
+            stopping = call is None
             # Under load (the last batch had company), a batch at most every `gather` seconds: a call that comes
             # sooner after the last batch began waits for the calls that follow it meanwhile. On PostgreSQL a batch
             # costs the thread far more than its calls' share of a transaction: its round trips, and with Redis the
             # credentials' read and the updates' publication, each a trip too (BENCHMARKS.md). On a quiet thread, or
-            # for a client whose calls come one after another, the call runs at once.
-            until = began + self.gather if busy else -math.inf
-            while call is not None:
-                batch.append(call)
-                if len(batch) == BATCH_MAX:
-                    break
-                wait = until - time.monotonic()
+            # for a client whose calls come one after another, the call runs at once. The calls that come during the
+            # window stay queued until it ends, all taken then: taken one by one as they came, each woke this thread,
+            # which took the GIL from the event loop for it. Only a full batch (or the server stopping) ends the
+            # window sooner.
+            wait = began + self.gather - time.monotonic() if busy and not stopping else 0.0
+            if wait > 0:
+                self.gathering = True
+                if self.calls.qsize() < BATCH_MAX - 1:
+                    self.wake.wait(wait)
+                self.gathering = False
+                self.wake.clear()
+            gave_way = False
+            while not stopping and len(batch) < BATCH_MAX:
                 try:
-                    call = self.calls.get(timeout=wait) if wait > 0 else self.calls.get_nowait()
+                    call = self.calls.get_nowait()
                 except queue.Empty:
-                    if wait > 0 or not busy:
+                    if wait > 0 or not busy or gave_way:
                         break
                     # Under load (the last batch had company), the event loop may be about to hand over more calls
                     # but is waiting for the GIL: giving it up once lets them join this batch. Fewer, larger batches
                     # cost less per call (BENCHMARKS.md has the figures).
-                    busy = False
+                    gave_way = True
                     time.sleep(0)
-                    try:
-                        call = self.calls.get_nowait()
-                    except queue.Empty:
-                        break
+                    continue
+                if call is None:
+                    stopping = True
+                else:
+                    batch.append(call)
             began = time.monotonic()
             busy = len(batch) > 1
-            stopping = call is None
             if not batch:
                 continue
             self.run_around(batch)
