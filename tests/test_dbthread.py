@@ -386,6 +386,40 @@ def test_in_the_thread_under_load_a_call_soon_after_a_batch_waits_for_those_that
     assert sorted(WaitingRoom.objects.values_list("pool", flat=True)) == [str(group) for group in range(1, 8)]
 
 
+def test_in_the_thread_stopping_ends_a_gathering_window_and_runs_what_waits():
+    """A call that waits out a gathering window (under load) is not left behind by `stop()`, nor waits for the window's
+    end: stopping wakes the thread, which runs it and ends."""
+    # A minute: far longer than the test takes, however busy the machine. Waited for, the join below would time out.
+    database_thread = CountedThread(gather=60.0)
+    database_thread.thread.start()
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        held.set()
+        release.wait(10)
+
+    async def main() -> None:
+        first = database_thread.submit(hold, (), {})
+        await asyncio.get_running_loop().run_in_executor(None, held.wait, 10)
+        together = [database_thread.submit(room_add, (group,), {}) for group in (1, 2)]  # a batch with company
+        release.set()
+        await first
+        await asyncio.wait_for(asyncio.gather(*together), 30)
+        database_thread.submit(room_add, (3,), {})  # within the minute after that batch: it waits
+
+    try:
+        asyncio.run(main())
+        stopping = threading.Thread(target=database_thread.stop)
+        stopping.start()
+        stopping.join(30)
+        assert not stopping.is_alive() and not database_thread.thread.is_alive()
+    finally:
+        release.set()
+    # The waiting call ran, alone, once stopping woke the thread (its loop had ended: no one to answer).
+    assert database_thread.batches == [1, 2, 1]
+    assert sorted(WaitingRoom.objects.values_list("pool", flat=True)) == ["1", "2", "3"]
+
+
 def test_the_thread_gathers_for_as_long_as_the_setting_says():
     from django.test import override_settings
 
