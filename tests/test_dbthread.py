@@ -45,24 +45,27 @@ def database_thread():
     thread.stop()
 
 
-def thread_batch(database_thread: DatabaseThread, calls: list) -> list:
-    """Submit every (function, *args) while the thread is held, so that they form one batch; return the outcomes."""
+async def batch_while_held(database_thread: DatabaseThread, calls: list) -> list:
+    """Submit every (function, *args) while the thread is held by a call alone, so that they form one batch (with
+    company: the sign of load); return the outcomes."""
     held, release = threading.Event(), threading.Event()
 
     def hold() -> None:
         held.set()
         release.wait(10)
 
-    async def main() -> list:
-        first = database_thread.submit(hold, (), {})
-        await asyncio.get_running_loop().run_in_executor(None, held.wait, 10)
-        futures = [database_thread.submit(function, tuple(args), {}) for function, *args in calls]
-        assert database_thread.calls.qsize() == len(calls)
-        release.set()
-        await first
-        return await asyncio.gather(*futures, return_exceptions=True)
+    first = database_thread.submit(hold, (), {})
+    await asyncio.get_running_loop().run_in_executor(None, held.wait, 10)
+    futures = [database_thread.submit(function, tuple(args), {}) for function, *args in calls]
+    assert database_thread.calls.qsize() == len(calls)
+    release.set()
+    await first
+    return await asyncio.gather(*futures, return_exceptions=True)
 
-    return asyncio.run(main())
+
+def thread_batch(database_thread: DatabaseThread, calls: list) -> list:
+    """`batch_while_held`, from outside any event loop."""
+    return asyncio.run(batch_while_held(database_thread, calls))
 
 
 class Counted(OnTheLoop):
@@ -352,11 +355,6 @@ def test_in_the_thread_under_load_a_call_soon_after_a_batch_waits_for_those_that
     # A minute: far longer than the test takes, however busy the machine. Waited for, the calls below would time out.
     database_thread = CountedThread(gather=60.0)
     database_thread.thread.start()
-    held, release = threading.Event(), threading.Event()
-
-    def hold() -> None:
-        held.set()
-        release.wait(10)
 
     async def main() -> list:
         def call(group: int) -> asyncio.Future:
@@ -365,12 +363,7 @@ def test_in_the_thread_under_load_a_call_soon_after_a_batch_waits_for_those_that
         # A quiet thread, and a client whose calls come one after another: each runs at once, alone.
         outcomes = [await asyncio.wait_for(call(1), 30), await asyncio.wait_for(call(2), 30)]
         # Two calls queued while the thread is busy: a batch with company, the sign of load.
-        first = database_thread.submit(hold, (), {})
-        await asyncio.get_running_loop().run_in_executor(None, held.wait, 10)
-        together = [call(3), call(4)]
-        release.set()
-        await first
-        outcomes += await asyncio.wait_for(asyncio.gather(*together), 30)
+        outcomes += await asyncio.wait_for(batch_while_held(database_thread, [(room_add, 3), (room_add, 4)]), 30)
         # Within the minute after that batch began: these wait for one another, until the batch is full.
         later = [call(group) for group in (5, 6, 7)]
         return outcomes + await asyncio.wait_for(asyncio.gather(*later), 30)
@@ -379,7 +372,6 @@ def test_in_the_thread_under_load_a_call_soon_after_a_batch_waits_for_those_that
         assert asyncio.run(main()) == [1, 2, 3, 4, 5, 6, 7]
         assert database_thread.batches == [1, 1, 1, 2, 3]
     finally:
-        release.set()
         database_thread.calls.put(None)  # the thread's last wait ends with it: no minute waited for
         database_thread.thread.join(30)
     assert not database_thread.thread.is_alive()
@@ -392,29 +384,16 @@ def test_in_the_thread_stopping_ends_a_gathering_window_and_runs_what_waits():
     # A minute: far longer than the test takes, however busy the machine. Waited for, the join below would time out.
     database_thread = CountedThread(gather=60.0)
     database_thread.thread.start()
-    held, release = threading.Event(), threading.Event()
-
-    def hold() -> None:
-        held.set()
-        release.wait(10)
 
     async def main() -> None:
-        first = database_thread.submit(hold, (), {})
-        await asyncio.get_running_loop().run_in_executor(None, held.wait, 10)
-        together = [database_thread.submit(room_add, (group,), {}) for group in (1, 2)]  # a batch with company
-        release.set()
-        await first
-        await asyncio.wait_for(asyncio.gather(*together), 30)
+        await asyncio.wait_for(batch_while_held(database_thread, [(room_add, 1), (room_add, 2)]), 30)
         database_thread.submit(room_add, (3,), {})  # within the minute after that batch: it waits
 
-    try:
-        asyncio.run(main())
-        stopping = threading.Thread(target=database_thread.stop)
-        stopping.start()
-        stopping.join(30)
-        assert not stopping.is_alive() and not database_thread.thread.is_alive()
-    finally:
-        release.set()
+    asyncio.run(main())
+    stopping = threading.Thread(target=database_thread.stop)
+    stopping.start()
+    stopping.join(30)
+    assert not stopping.is_alive() and not database_thread.thread.is_alive()
     # The waiting call ran, alone, once stopping woke the thread (its loop had ended: no one to answer).
     assert database_thread.batches == [1, 2, 1]
     assert sorted(WaitingRoom.objects.values_list("pool", flat=True)) == ["1", "2", "3"]
