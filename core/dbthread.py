@@ -8,7 +8,10 @@ nests as a savepoint (a game's action has none: it refuses before writing anythi
 itself. This is group commit: under load one commit (and, with the thread, one wake-up of it and one of the event
 loop) serve many actions, where each action used to pay for all three. Under load (the last batch had company) a batch
 begins at most every TAB_BATCH_GATHER_MS: a call that comes sooner after the last batch began waits for the calls that
-follow it; when the server is quiet a batch is a single call and nothing waits for company. Results and errors reach the
+follow it; in the thread, a batch that has fewer than BATCH_ENOUGH calls by then waits for them up to
+TAB_BATCH_GATHER_MAX_MS after the last began (paced by its size as well as by the clock: a process that gets a part of
+the load, one of several workers, makes batches as large as one process would, not as many). When the server is quiet
+a batch is a single call and nothing waits for company. Results and errors reach the
 callers only after the commit; the updates of a batch are published once it has committed, together (one trip to Redis
 for the batch: `around_each_batch`, games.publication.gathered), before any caller has its answer; the credentials its
 calls check are read together too (accounts.services.read_ahead). On PostgreSQL a batch's writes built once are sent
@@ -53,6 +56,9 @@ logger = logging.getLogger(__name__)
 
 # At most this many calls share a transaction: a batch must not hold the write lock for long.
 BATCH_MAX = 64
+# Under load, the database thread's batch waits for this many calls, up to TAB_BATCH_GATHER_MAX_MS after the last batch
+# began: on PostgreSQL a batch costs its thread about as much as four of its calls beyond them (BENCHMARKS.md).
+BATCH_ENOUGH = 8
 # Seconds between the connection's checks while batches succeed one after another.
 CHECK_INTERVAL = 1.0
 
@@ -209,16 +215,21 @@ def _use_connection(database: Any) -> None:
 
 
 class DatabaseThread(_Batches):
-    def __init__(self, gather: float | None = None) -> None:
+    def __init__(self, gather: float | None = None, longest: float | None = None) -> None:
         self.calls: queue.SimpleQueue[Call | None] = queue.SimpleQueue()
         self.thread = threading.Thread(target=self.serve, name="tab-database", daemon=True)
         self.gather = settings.TAB_BATCH_GATHER_MS / 1000 if gather is None else gather
-        # While the thread waits out a gathering window (`serve`): set when a full batch waits, or to stop.
+        self.longest = settings.TAB_BATCH_GATHER_MAX_MS / 1000 if longest is None else longest
+        # While the thread waits out a gathering window (`serve`): set when `wanted` calls wait besides the batch's
+        # first, or to stop.
         self.gathering = False
+        self.wanted = BATCH_MAX - 1
         self.wake = threading.Event()
+        self.stopping = False
 
     def stop(self) -> None:
         """Let the thread finish the calls queued so far, close its connections and end."""
+        self.stopping = True
         self.calls.put(None)
         self.wake.set()
         self.thread.join()
@@ -227,10 +238,19 @@ class DatabaseThread(_Batches):
         loop = asyncio.get_running_loop()
         future = loop.create_future()
         self.calls.put(Call(function, args, kwargs, future, loop))
-        # A window's calls are taken when it ends; a full batch need not wait for that (`serve`).
-        if self.gathering and self.calls.qsize() >= BATCH_MAX - 1:
+        # A window's calls are taken when it ends; a batch large enough need not wait for that (`serve`).
+        if self.gathering and self.calls.qsize() >= self.wanted:
             self.wake.set()
         return future
+
+    def gather_for(self, seconds: float, wanted: int) -> None:
+        """Sleep for `seconds` unless `wanted` calls wait besides the batch's first, or until they do, or stopping."""
+        self.wanted = wanted
+        self.gathering = True
+        if self.calls.qsize() < wanted and not self.stopping:
+            self.wake.wait(seconds)
+        self.gathering = False
+        self.wake.clear()
 
     def serve(self) -> None:
         stopping = False
@@ -247,14 +267,18 @@ class DatabaseThread(_Batches):
             # for a client whose calls come one after another, the call runs at once. The calls that come during the
             # window stay queued until it ends, all taken then: taken one by one as they came, each woke this thread,
             # which took the GIL from the event loop for it. Only a full batch (or the server stopping) ends the
-            # window sooner.
+            # window sooner. Then, short of BATCH_ENOUGH calls, the batch waits for them until `longest` after the last
+            # began: where the load is shared by several processes, each would otherwise run as many batches as one
+            # process would with all of it, each with a part of the calls and the whole of a batch's cost.
             wait = began + self.gather - time.monotonic() if busy and not stopping else 0.0
             if wait > 0:
-                self.gathering = True
-                if self.calls.qsize() < BATCH_MAX - 1:
-                    self.wake.wait(wait)
-                self.gathering = False
-                self.wake.clear()
+                self.gather_for(wait, BATCH_MAX - 1)
+            enough = min(BATCH_ENOUGH, BATCH_MAX) - 1
+            if busy and not stopping and self.calls.qsize() < enough:
+                longer = began + self.longest - time.monotonic()
+                if longer > 0:
+                    wait = longer
+                    self.gather_for(longer, enough)
             gave_way = False
             while not stopping and len(batch) < BATCH_MAX:
                 try:

@@ -246,6 +246,12 @@ if TAB_DATABASE_CALLS == "loop" and not SQLITE:
 # thread: there a batch costs round trips to the database (and to Redis), on the loop only SQLite's begin and commit
 # (BENCHMARKS.md).
 TAB_BATCH_GATHER_MS = env_int("TAB_BATCH_GATHER_MS", 4 if TAB_DATABASE_CALLS == "loop" else 10)
+# In the thread, under load, a batch with fewer calls than core.dbthread.BATCH_ENOUGH when its window ends waits for
+# them up to this many milliseconds after the last batch began: paced by its size as well as by the clock, so that each
+# of several workers, with a part of the load, runs batches as large as one would with all of it (BENCHMARKS.md).
+TAB_BATCH_GATHER_MAX_MS = env_int("TAB_BATCH_GATHER_MAX_MS", 2 * TAB_BATCH_GATHER_MS)
+if TAB_BATCH_GATHER_MAX_MS < TAB_BATCH_GATHER_MS:
+    raise ImproperlyConfigured("TAB_BATCH_GATHER_MAX_MS must be at least TAB_BATCH_GATHER_MS")
 
 
 def redis_connection(url: str) -> dict[str, object]:

@@ -337,8 +337,8 @@ def test_under_load_a_call_soon_after_a_batch_waits_for_the_calls_that_follow_it
 class CountedThread(DatabaseThread):
     """The database thread, with the size of each batch noted."""
 
-    def __init__(self, gather: float) -> None:
-        super().__init__(gather)
+    def __init__(self, gather: float, longest: float | None = None) -> None:
+        super().__init__(gather, gather if longest is None else longest)
         self.batches: list[int] = []
 
     def run_batch(self, batch) -> None:
@@ -378,11 +378,12 @@ def test_in_the_thread_under_load_a_call_soon_after_a_batch_waits_for_those_that
     assert sorted(WaitingRoom.objects.values_list("pool", flat=True)) == [str(group) for group in range(1, 8)]
 
 
-def test_in_the_thread_stopping_ends_a_gathering_window_and_runs_what_waits():
-    """A call that waits out a gathering window (under load) is not left behind by `stop()`, nor waits for the window's
-    end: stopping wakes the thread, which runs it and ends."""
+@pytest.mark.parametrize(("gather", "longest"), [(60.0, 60.0), (0.0, 60.0)], ids=["window", "waiting for company"])
+def test_in_the_thread_stopping_ends_a_gathering_window_and_runs_what_waits(gather, longest):
+    """A call that waits out a gathering window (under load), or waits for company after it, is not left behind by
+    `stop()`, nor waits for the wait's end: stopping wakes the thread, which runs it and ends."""
     # A minute: far longer than the test takes, however busy the machine. Waited for, the join below would time out.
-    database_thread = CountedThread(gather=60.0)
+    database_thread = CountedThread(gather=gather, longest=longest)
     database_thread.thread.start()
 
     async def main() -> None:
@@ -399,8 +400,49 @@ def test_in_the_thread_stopping_ends_a_gathering_window_and_runs_what_waits():
     assert sorted(WaitingRoom.objects.values_list("pool", flat=True)) == ["1", "2", "3"]
 
 
-def test_the_thread_gathers_for_as_long_as_the_setting_says():
+def test_in_the_thread_under_load_a_batch_short_of_company_waits_for_enough_calls_then_runs_at_once(monkeypatch):
+    """Under load, a batch with fewer than BATCH_ENOUGH calls when its window ends waits for more, up to `longest`
+    after the last batch began; once enough calls wait, it runs at once."""
+    from core import dbthread
+
+    monkeypatch.setattr(dbthread, "BATCH_ENOUGH", 3)
+    # No window, then a minute to wait for company: waited for, the calls below would time out.
+    database_thread = CountedThread(gather=0.0, longest=60.0)
+    database_thread.thread.start()
+
+    async def main() -> list:
+        outcomes = await asyncio.wait_for(batch_while_held(database_thread, [(room_add, 1), (room_add, 2)]), 30)
+        first = database_thread.submit(room_add, (3,), {})
+        await asyncio.sleep(0.05)  # whenever the thread takes it, it waits: a batch of one is short of company
+        assert not first.done()
+        later = [database_thread.submit(room_add, (group,), {}) for group in (4, 5)]
+        return outcomes + await asyncio.wait_for(asyncio.gather(first, *later), 30)
+
+    try:
+        assert asyncio.run(main()) == [1, 2, 3, 4, 5]
+        assert database_thread.batches == [1, 2, 3]
+    finally:
+        database_thread.stop()
+
+
+def test_in_the_thread_a_batch_short_of_company_runs_alone_when_its_longest_wait_ends():
+    database_thread = CountedThread(gather=0.0, longest=0.05)
+    database_thread.thread.start()
+
+    async def main() -> list:
+        outcomes = await asyncio.wait_for(batch_while_held(database_thread, [(room_add, 1), (room_add, 2)]), 30)
+        return outcomes + [await asyncio.wait_for(database_thread.submit(room_add, (3,), {}), 30)]
+
+    try:
+        assert asyncio.run(main()) == [1, 2, 3]
+        assert database_thread.batches == [1, 2, 1]
+    finally:
+        database_thread.stop()
+
+
+def test_the_thread_gathers_for_as_long_as_the_settings_say():
     from django.test import override_settings
 
-    with override_settings(TAB_BATCH_GATHER_MS=25):
-        assert DatabaseThread().gather == 0.025
+    with override_settings(TAB_BATCH_GATHER_MS=25, TAB_BATCH_GATHER_MAX_MS=40):
+        thread = DatabaseThread()
+        assert (thread.gather, thread.longest) == (0.025, 0.040)
