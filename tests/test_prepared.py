@@ -2,6 +2,7 @@
 dates, UUIDs, foreign keys), the values in their places, None for no row; and their SQL is built only once."""
 
 import json
+import socket
 import uuid
 from datetime import UTC, timedelta, timezone
 
@@ -344,3 +345,67 @@ def test_nothing_is_deferred_inside_a_savepoint_nor_where_django_sees_the_statem
         with pytest.raises(IntegrityError), transaction.atomic():
             prepared.run_together([failing])
     assert any("UPDATE" in query["sql"] for query in logged)
+
+
+class Driver:
+    """What `corked` asks of the driver's connection (psycopg's): the descriptor of its socket."""
+
+    def __init__(self, sock: socket.socket):
+        self.sock = sock
+
+    def fileno(self) -> int:
+        return self.sock.fileno()
+
+
+def received(peer: socket.socket, size: int) -> bytes:
+    peer.settimeout(30)
+    data = b""
+    while len(data) < size:
+        data += peer.recv(size - len(data))
+    return data
+
+
+@pytest.mark.skipif(not hasattr(socket, "TCP_CORK"), reason="TCP_CORK is Linux's")
+def test_a_tcp_socket_corked_holds_what_is_written_and_sends_it_when_the_block_ends():
+    with socket.create_server(("127.0.0.1", 0)) as server, socket.create_connection(server.getsockname()) as client:
+        peer, _ = server.accept()
+        with peer:
+            kept = prepared._Kept(Driver(client), None)
+            for _ in range(2):  # the second time with the socket's family known
+                with prepared.corked(kept):
+                    assert client.getsockopt(socket.IPPROTO_TCP, socket.TCP_CORK) == 1
+                    client.sendall(b"one ")
+                    client.sendall(b"two ")
+                assert client.getsockopt(socket.IPPROTO_TCP, socket.TCP_CORK) == 0
+                assert received(peer, 8) == b"one two "
+            assert kept.family == socket.AF_INET
+            client.sendall(b"!")  # the descriptor is still the connection's own, open
+            assert received(peer, 1) == b"!"
+
+
+def test_a_unix_socket_is_left_as_it_is():
+    one, other = socket.socketpair()
+    with one, other:
+        kept = prepared._Kept(Driver(one), None)
+        with prepared.corked(kept):
+            one.sendall(b"x")
+        assert kept.family == socket.AF_UNIX
+        assert received(other, 1) == b"x"
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="writes are deferred on PostgreSQL only")
+@pytest.mark.django_db(transaction=True)
+def test_on_postgresql_a_blocks_end_leaves_the_connection_uncorked():
+    from django.db import transaction
+
+    game = room_create(holder=Holder.new())[0].game
+    with transaction.atomic(), prepared.writes_deferred():
+        prepared.run_together([_game_update(game, pool="corked")])
+    sock = socket.socket(fileno=connection.connection.fileno())
+    try:
+        if sock.family != socket.AF_UNIX:
+            assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_CORK) == 0
+    finally:
+        sock.detach()
+    game.refresh_from_db()
+    assert game.pool == "corked"
