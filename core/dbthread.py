@@ -225,7 +225,7 @@ class DatabaseThread(_Batches):
         self.gathering = False
         self.wanted = BATCH_MAX - 1
         self.wake = threading.Event()
-        self.stopping = False
+        self.stopping = False  # set by `stop()`: from then on no wait for calls begins
 
     def stop(self) -> None:
         """Let the thread finish the calls queued so far, close its connections and end."""

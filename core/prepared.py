@@ -430,8 +430,8 @@ _TCP_CORK = getattr(socket, "TCP_CORK", None)
 def corked(kept: _Kept) -> Iterator[None]:
     """Hold what the block writes to the connection's socket until it ends, then send it at once: the writes that wait
     at a batch's end and its COMMIT. psycopg's pipeline sends each statement as it is executed, and on TCP each `send`
-    carries its statement through the kernel to the server and wakes the server's process: eight of them at the end of
-    a batch of eight actions were a sixth of the database thread's CPU (BENCHMARKS.md). Corked, they are copied to the
+    carries its statement through the kernel to the server and wakes the server's process: those at the end of a batch
+    of eight actions took about a seventh of the database thread's time (BENCHMARKS.md). Corked, they are copied to the
     socket and leave together. Only on TCP and where the system has TCP_CORK (Linux); elsewhere the block runs as it
     is. The block must not wait for an answer: what it asks would not leave."""
     fd = kept.connection.fileno()
