@@ -106,6 +106,16 @@ def test_the_database_calls_run_on_the_event_loop_with_sqlite_in_one_process_and
     assert refused.returncode != 0 and "TAB_DATABASE_CALLS=loop is for SQLite" in refused.stderr
 
 
+def test_a_batch_waits_for_company_twice_its_window_at_most_unless_told_and_never_less_than_its_window(tmp_path):
+    show = ("shell", "--no-imports", "-c", "from django.conf import settings; print(settings.TAB_BATCH_GATHER_MAX_MS)")
+    postgresql = {"DATABASE_URL": "postgresql://someone@db.example.org:5432/tab"}
+    assert manage(*show, **postgresql).stdout.split() == ["20"]
+    assert manage(*show, **postgresql, TAB_BATCH_GATHER_MS="15").stdout.split() == ["30"]
+    assert manage(*show, **postgresql, TAB_BATCH_GATHER_MAX_MS="10").stdout.split() == ["10"]
+    refused = manage(*show, **postgresql, TAB_BATCH_GATHER_MAX_MS="5")
+    assert refused.returncode != 0 and "TAB_BATCH_GATHER_MAX_MS must be at least TAB_BATCH_GATHER_MS" in refused.stderr
+
+
 @pytest.mark.django_db
 def test_passwords_are_stored_only_as_django_hashes(api, settings):
     settings.PASSWORD_HASHERS = project_settings.PASSWORD_HASHERS
