@@ -434,24 +434,25 @@ def corked(kept: _Kept) -> Iterator[None]:
     of eight actions took about a seventh of the database thread's time (BENCHMARKS.md). Corked, they are copied to the
     socket and leave together. Only on TCP and where the system has TCP_CORK (Linux); elsewhere the block runs as it
     is. The block must not wait for an answer: what it asks would not leave."""
-    fd = kept.connection.fileno()
-    if _TCP_CORK is None or kept.family not in (None, socket.AF_INET, socket.AF_INET6):
+    if _TCP_CORK is None:
         yield
         return
-    # A socket object over the connection's descriptor, detached again after: the descriptor stays libpq's.
-    sock = socket.socket(kept.family, socket.SOCK_STREAM, 0, fd) if kept.family else socket.socket(fileno=fd)
+    # Socket objects over the connection's descriptor, detached again after: the descriptor stays libpq's.
+    fd = kept.connection.fileno()
+    if kept.family is None:
+        probe = socket.socket(fileno=fd)
+        kept.family = probe.family
+        probe.detach()
+    if kept.family not in (socket.AF_INET, socket.AF_INET6):
+        yield
+        return
+    sock = socket.socket(kept.family, socket.SOCK_STREAM, 0, fd)
     try:
-        kept.family = sock.family
-        if kept.family not in (socket.AF_INET, socket.AF_INET6):
-            yield
-            return
         sock.setsockopt(socket.IPPROTO_TCP, _TCP_CORK, 1)
-        try:
-            yield
-        finally:
-            with contextlib.suppress(OSError):  # the connection broke meanwhile: its error is the block's
-                sock.setsockopt(socket.IPPROTO_TCP, _TCP_CORK, 0)
+        yield
     finally:
+        with contextlib.suppress(OSError):  # the connection broke meanwhile: its error is the block's
+            sock.setsockopt(socket.IPPROTO_TCP, _TCP_CORK, 0)
         sock.detach()
 
 
