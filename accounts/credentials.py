@@ -15,6 +15,15 @@ When the cache is the process's own memory (no REDIS_URL: one server process), t
 pairs are read from it alone: every call of a player checks their pair, and the local-memory cache pickles what it
 holds and checks every key it is asked for, several times the cost of the pair's own check (BENCHMARKS.md).
 
+While the process hears every notice of the others (core/notices.py), it also believes its memory of a pair that
+Redis confirmed, or that it verified itself, in the first half of the pair's life, without asking Redis: every
+process that forgets a pair tells the others (`forget`), and each drops it when told. So a player's calls ask Redis
+once each half TTL in each process, not at every call, with or without company in a batch. Memory learned before the
+process last stopped hearing (an outage of its listener) is not believed until Redis confirms it again, nor a pair
+read from Redis while a forgetting was told (it may be the forgotten one, read just before). A pair forgotten by
+another process can then be let in here until the notice comes (a few milliseconds, a trip through Redis), as it could
+until the forgetting reached Redis: the forgetting process drops it again once its change has committed.
+
 A pair in use stays remembered: used in the second half of its life, its life is extended to a whole TTL again (at
 most one write to the cache a pair each half TTL, in each process). Otherwise every pair verified in one burst (a
 class signing in at the start of a lesson) expired in the same second, and every one of their next calls queued for
@@ -33,6 +42,7 @@ from collections.abc import Iterator
 from django.conf import settings
 from django.core.cache import BaseCache
 
+from core import notices
 from core.caching import cache_is_shared, thread_cache
 
 # Pairs kept in each process's own memory; the oldest go first.
@@ -40,11 +50,12 @@ LOCAL_ENTRIES = 100_000
 
 
 class _LocalPairs:
-    """The pairs this process verified, by nick: each pair's fingerprint, user id and when it expires."""
+    """The pairs this process verified or Redis confirmed, by nick: each pair's fingerprint, user id, when it expires
+    and the epoch of hearing (core.notices) in which it was learned, if learned while hearing every notice."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.entries: OrderedDict[str, tuple[str, int, float]] = OrderedDict()
+        self.entries: OrderedDict[str, tuple[str, int, float, int | None]] = OrderedDict()
 
     def get(self, key: str) -> tuple[str, int] | None:
         with self.lock:
@@ -53,9 +64,9 @@ class _LocalPairs:
             return None
         return entry[0], entry[1]
 
-    def set(self, key: str, fingerprint: str, user_id: int) -> None:
+    def set(self, key: str, fingerprint: str, user_id: int, epoch: int | None = None) -> None:
         with self.lock:
-            self.entries[key] = (fingerprint, user_id, time.time() + settings.TAB_CREDENTIALS_TTL)
+            self.entries[key] = (fingerprint, user_id, time.time() + settings.TAB_CREDENTIALS_TTL, epoch)
             self.entries.move_to_end(key)
             while len(self.entries) > LOCAL_ENTRIES:
                 self.entries.popitem(last=False)
@@ -65,6 +76,26 @@ class _LocalPairs:
         with self.lock:
             entry = self.entries.get(key)
         return entry is None or entry[2] - time.time() < settings.TAB_CREDENTIALS_TTL / 2
+
+    def believed(self, key: str, fingerprint: str, epoch: int) -> int | None:
+        """Return the user id of the pair at `key` if it is remembered with this fingerprint, in the first half of its
+        life, and was learned in this `epoch` of hearing."""
+        with self.lock:
+            entry = self.entries.get(key)
+        if entry is None or entry[3] != epoch or entry[2] - time.time() < settings.TAB_CREDENTIALS_TTL / 2:
+            return None
+        return entry[1] if hmac.compare_digest(entry[0], fingerprint) else None
+
+    def confirm(self, key: str, fingerprint: str, epoch: int | None) -> bool:
+        """Note that the pair at `key`, if remembered with this fingerprint, was confirmed in `epoch` of hearing;
+        return whether it is remembered so."""
+        with self.lock:
+            entry = self.entries.get(key)
+            if entry is None or not hmac.compare_digest(entry[0], fingerprint):
+                return False
+            if entry[3] != epoch:
+                self.entries[key] = (entry[0], entry[1], entry[2], epoch)
+            return True
 
     def used(self, key: str, fingerprint: str) -> int | None:
         """Return the user id of the pair at `key` if it is remembered with this fingerprint; a pair used in the second
@@ -76,7 +107,7 @@ class _LocalPairs:
                 return None
             ttl = settings.TAB_CREDENTIALS_TTL
             if entry[2] - now < ttl / 2:
-                self.entries[key] = (entry[0], entry[1], now + ttl)
+                self.entries[key] = (entry[0], entry[1], now + ttl, entry[3])
                 self.entries.move_to_end(key)
         return entry[1]
 
@@ -129,9 +160,28 @@ def remembered_user_id(nick: str, password: str) -> int | None:
     return remembered_user_id_with(nick, password, ())[0]
 
 
-# What the shared cache held at the keys read ahead by this thread (`reading_ahead`), MISSING where it held nothing.
+# What the shared cache held at the keys read ahead by this thread (`reading_ahead`), MISSING where it held nothing,
+# and what was heard when they were read (`learning`).
 _ahead = threading.local()
 MISSING = object()
+
+# The notice (core.notices) by which a process that forgets a pair tells the others to forget it too.
+FORGET = "credentials-forget"
+# How many forgettings this process has made or heard: a pair read from Redis while one came is not believed later.
+_forgotten = 0
+_forgetting = threading.Lock()
+
+
+def learning() -> tuple[int | None, int]:
+    """What was heard before a read (of Redis, of an account): the epoch of hearing and the forgettings so far."""
+    return notices.epoch(), _forgotten
+
+
+def _learned_in(before: tuple[int | None, int]) -> int | None:
+    """The epoch in which what was read after `before` (`learning`) may be believed: None if the process did not hear
+    every notice all along, or if a pair was forgotten meanwhile."""
+    epoch, forgotten = before
+    return epoch if epoch is not None and epoch == notices.epoch() and forgotten == _forgotten else None
 
 
 @contextlib.contextmanager
@@ -139,19 +189,23 @@ def reading_ahead(keys: list[str]) -> Iterator[None]:
     """Read the shared cache (Redis) at these keys now, in one trip, and answer the reads of this thread inside the
     block that ask for no other key from what was read (a batch of database calls: one trip for all its players' pairs
     instead of one each). What this thread remembers or forgets meanwhile is read afresh."""
+    before = learning()
     held = thread_cache().get_many(keys)
     _ahead.values = {key: held.get(key, MISSING) for key in keys}
+    _ahead.before = before
     try:
         yield
     finally:
         _ahead.values = None
 
 
-def _read(cache: BaseCache, keys: list[str]) -> dict:
+def _read(cache: BaseCache, keys: list[str]) -> tuple[dict, tuple[int | None, int]]:
+    """What the cache holds at `keys`, and what was heard before it was read (`learning`)."""
     ahead: dict | None = getattr(_ahead, "values", None)
     if ahead is not None and all(key in ahead for key in keys):
-        return {key: value for key in keys if (value := ahead[key]) is not MISSING}
-    return cache.get_many(keys)
+        return {key: value for key in keys if (value := ahead[key]) is not MISSING}, _ahead.before
+    before = learning()
+    return cache.get_many(keys), before
 
 
 def _forget_ahead(key: str) -> None:
@@ -160,24 +214,39 @@ def _forget_ahead(key: str) -> None:
         ahead.pop(key, None)
 
 
+def believed_user_id(nick: str, password: str) -> int | None:
+    """The user id of this exact pair if this process may believe its own memory of it now, without asking Redis:
+    while it hears every notice, a pair it learned in this epoch of hearing, in the first half of its life."""
+    epoch = notices.epoch()
+    if epoch is None or not isinstance(password, str) or not cache_is_shared():
+        return None
+    return local_pairs.believed(nick, _fingerprint(nick, password), epoch)
+
+
 def remembered_user_id_with(nick: str, password: str, keys: tuple[str, ...]) -> tuple[int | None, dict]:
     """`remembered_user_id`, and what the cache holds at other `keys`, read in the same trip (a dict without the keys
-    it does not hold)."""
+    it does not hold). With no other keys, a pair this process may believe (`believed_user_id`) costs no trip."""
     cache = thread_cache()
     if not cache_is_shared():
         # The process's own cache: what this process remembered is all there is.
         return local_pairs.used(nick, _fingerprint(nick, password)), cache.get_many(keys) if keys else {}
+    if not keys and (believed := believed_user_id(nick, password)) is not None:
+        return believed, {}
     key = key_of(nick)
-    found = _read(cache, [key, *keys])
+    found, before = _read(cache, [key, *keys])
     entry = found.pop(key, None)
     # A miss, or the shared cache unreachable? django-redis answers None for both, but has_key answers None only for
     # the latter (a bool otherwise): asked on a miss alone, which is rare.
     if entry is None and cache.has_key(key) is None:
         return _user_id(local_pairs.get(nick), nick, password), found
     user_id = _user_id(entry, nick, password)
-    # Extended, not written again: a pair forgotten meanwhile (a changed password) stays forgotten.
-    if user_id is not None and local_pairs.half_gone(nick) and cache.touch(key, settings.TAB_CREDENTIALS_TTL):
-        local_pairs.set(nick, entry[0], user_id)
+    if user_id is not None:
+        learned = _learned_in(before)
+        # Extended, not written again: a pair forgotten meanwhile (a changed password) stays forgotten. A pair this
+        # process does not hold (another verified it) is extended too: held here, it is believed for half a TTL.
+        renew = local_pairs.half_gone(nick) or not local_pairs.confirm(nick, entry[0], learned)
+        if renew and cache.touch(key, settings.TAB_CREDENTIALS_TTL):
+            local_pairs.set(nick, entry[0], user_id, learned)
     return user_id, found
 
 
@@ -188,18 +257,39 @@ def _user_id(entry: tuple | None, nick: str, password: str) -> int | None:
     return user_id
 
 
-def remember(nick: str, password: str, user_id: int) -> None:
+def remember(nick: str, password: str, user_id: int, before: tuple[int | None, int] | None = None) -> None:
+    """Remember a pair just verified, here and in Redis; believed here (`believed_user_id`) only if nothing was
+    forgotten since `before` (`learning()`, taken before the account was read), nor meanwhile."""
     fingerprint = _fingerprint(nick, password)
+    before = learning() if before is None else before
     if cache_is_shared():
         key = key_of(nick)
         thread_cache().set(key, (fingerprint, user_id), settings.TAB_CREDENTIALS_TTL)
         _forget_ahead(key)
-    local_pairs.set(nick, fingerprint, user_id)
+    local_pairs.set(nick, fingerprint, user_id, _learned_in(before))
 
 
 def forget(nick: str) -> None:
+    """Forget the nick's remembered pair, here, in Redis, and (told) in every other process."""
+    _count_forgetting()
     if cache_is_shared():
         key = key_of(nick)
         thread_cache().delete(key)
         _forget_ahead(key)
     local_pairs.delete(nick)
+    notices.tell(FORGET, nick)
+
+
+def _count_forgetting() -> None:
+    global _forgotten
+    with _forgetting:
+        _forgotten += 1
+
+
+def forgotten_elsewhere(nick: str) -> None:
+    """What a process does when told that a pair was forgotten (a notice, core.notices): forget it here too."""
+    _count_forgetting()
+    local_pairs.delete(nick)
+
+
+notices.on_notice(FORGET, forgotten_elsewhere)

@@ -70,11 +70,13 @@ def read_ahead(calls: list[Call]) -> contextlib.AbstractContextManager[None]:
     for call in calls if len(calls) > 1 and cache_is_shared() else ():
         login = call.args[0] if call.args and getattr(call.function, "checks_login", False) else None
         if isinstance(login, tuple) and len(login) == 2 and isinstance(login[0], str):
-            keys.append(credentials.key_of(login[0]))
             # The count's key names the client's address, which the call's own context holds.
             failures = call.context.run(limits.login_failures, login[0])
             if failures is not None:
                 keys.append(failures[0])
+            elif credentials.believed_user_id(*login) is not None:
+                continue  # nothing to read for this call (`remembered_user_id`)
+            keys.append(credentials.key_of(login[0]))
     return credentials.reading_ahead(keys) if len(keys) > 1 else contextlib.nullcontext()
 
 
@@ -172,6 +174,8 @@ async def user_verify(*, nick: str, password: str) -> int:
     """Check the password against its stored hash (not the cache of verified pairs); return the user id.
 
     The caller has checked that the nick is not throttled (`remembered_user_id`)."""
+    # What was forgotten so far: a pair whose account changes while its hash is checked must not be believed after.
+    before = credentials.learning()
     account = await _in_database_thread(_stored_account)(nick)
     if account is None:
         raise AuthenticationFailed("User not registered")
@@ -183,7 +187,7 @@ async def user_verify(*, nick: str, password: str) -> int:
         raise AuthenticationFailed("User registered with a different password")
     if upgraded is not None:
         await _in_database_thread(_password_store)(account.user_id, upgraded)
-    await _in_database_thread(credentials.remember)(nick, password, account.user_id)
+    await _in_database_thread(credentials.remember)(nick, password, account.user_id, before)
     return account.user_id
 
 

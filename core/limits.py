@@ -20,6 +20,7 @@ from asgiref.sync import iscoroutinefunction, sync_to_async
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
+from . import notices
 from .caching import cache_is_shared, thread_cache
 from .errors import Refusal
 
@@ -102,9 +103,43 @@ def login_failures(nick: str) -> tuple[str, int] | None:
     when there are none to count: to be read with other keys in one trip, then given to `check_login_failures`."""
     if not settings.TAB_LOGIN_FAILURES_PER_MINUTE:
         return None
-    if not cache_is_shared() and _failed_in.get(nick) != _window()[0]:
-        return None  # the process's own cache: this process counted every wrong password, and none for this nick now
+    window = _window()[0]
+    if _failed_in.get(_digest(nick)) != window and _knows_every_failure_of(window):
+        return None  # this process knows of every wrong password of this minute, and none for this nick
     return _counter("login", nick, current_address.get())
+
+
+# The epoch of hearing (core.notices) and the window whose wrong passwords, given before the process began to hear in
+# that epoch, it has read from Redis (`_knows_every_failure_of`).
+_caught_up: tuple[int, int] | None = None
+
+
+def _knows_every_failure_of(window: int) -> bool:
+    """Whether this process knows of every wrong password given in `window`: with a cache of its own, it counted them
+    all; with Redis, it hears every notice of the others (core.notices), and has since before the window began or has
+    read the nicks given one in the window before it began to hear (`_failed_nicks`, read once an epoch)."""
+    global _caught_up
+    if not cache_is_shared():
+        return True
+    hearing = notices.hearing()
+    if hearing is None:
+        return False
+    epoch, since = hearing
+    if since <= window * WINDOW or _caught_up == (epoch, window):
+        return True
+    # Read after the hearing began: a wrong password given since is heard, one given before was added to the set first.
+    nicks = thread_cache().smembers(_failed_nicks(window))
+    if nicks is None:  # Redis unreachable (django-redis answers None)
+        return False
+    for digest in nicks:
+        _note_failure(digest, window)
+    _caught_up = (epoch, window)
+    return True
+
+
+def _failed_nicks(window: int) -> str:
+    """The key of the set of the nicks (their digests) given a wrong password in `window`, by any process."""
+    return f"tab:limit:failed-nicks:{window}"
 
 
 def check_login_failures(failures: tuple[str, int], count: int) -> None:
@@ -124,22 +159,53 @@ def hash_spent() -> None:
         raise Throttled(f"Too many password checks from your address: try again in {left} s", left)
 
 
-# The nicks given a wrong password in this process, each with the window of its latest: with a cache of the process's
-# own, a nick not here this minute has no count to read (a read of that cache pickles, and every call of a player
-# checks its nick). At most FAILED_KEPT nicks; those of past windows go first.
+# The nicks given a wrong password (their digests), each with the window of its latest, as this process counted them
+# or heard of them (a notice from the process that counted it, core.notices): a nick not here this minute has no count
+# to read while the process knows of every wrong password of the minute (`login_failures`: every call of a player
+# checks its nick, and a read of the count is a trip to Redis, or a pickling with a cache of the process's own). At
+# most FAILED_KEPT nicks; those of past windows go first.
 _failed_in: dict[str, int] = {}
 FAILED_KEPT = 100_000
+# The notice of a wrong password: "<window> <the nick's digest>".
+LOGIN_FAILED = "login-failed"
 
 
 def login_failed(nick: str) -> None:
-    """Count a wrong password for a nick from this address."""
+    """Count a wrong password for a nick from this address, and tell the other processes of it."""
     if settings.TAB_LOGIN_FAILURES_PER_MINUTE:
-        window = _window()[0]
-        if len(_failed_in) >= FAILED_KEPT:
-            for past in [name for name, when in _failed_in.items() if when != window]:
-                del _failed_in[past]
-        _failed_in[nick] = window
+        window, digest = _window()[0], _digest(nick)
+        _note_failure(digest, window)
         _count("login", nick, current_address.get(), add=True)
+        if cache_is_shared():
+            # In the window's set first, for a process that begins to hear after the notice (`_knows_every_failure_of`).
+            cache = thread_cache()
+            cache.sadd(_failed_nicks(window), digest)
+            cache.expire(_failed_nicks(window), WINDOW + 5)
+            notices.tell(LOGIN_FAILED, f"{window} {digest}")
+
+
+def _note_failure(digest: str, window: int) -> None:
+    if len(_failed_in) >= FAILED_KEPT:
+        for past in [name for name, when in list(_failed_in.items()) if when != window]:
+            _failed_in.pop(past, None)
+    _failed_in[digest] = window
+
+
+def forget_failures() -> None:
+    """Forget the wrong passwords this process knows of and what it read of them (the cache they were counted in was
+    emptied)."""
+    global _caught_up
+    _failed_in.clear()
+    _caught_up = None
+
+
+def failed_elsewhere(text: str) -> None:
+    """What a process does when told of a wrong password given to another (a notice): note the nick's minute."""
+    window, _, digest = text.partition(" ")
+    _note_failure(digest, int(window))
+
+
+notices.on_notice(LOGIN_FAILED, failed_elsewhere)
 
 
 def _count_request(request: HttpRequest, name: str, setting: str) -> None:

@@ -41,6 +41,8 @@ from django_eventstream import eventstream
 from django_eventstream.event import Event
 from django_eventstream.views import Listener, get_listener_manager
 
+from core import notices
+
 logger = logging.getLogger(__name__)
 
 EVENT_TYPE = "message"
@@ -272,7 +274,10 @@ class SupervisedRedisListener:
                 async for message in self.pubsub.listen():
                     if message["type"] == "message":
                         self.deliver(message["data"])
+                    elif message["type"] == "subscribe":
+                        notices.heard()  # confirmed: every message published from now on comes here
             except Exception as error:
+                notices.deaf()
                 if not self.unreachable:
                     self.unreachable = True
                     logger.error(
@@ -299,6 +304,8 @@ class SupervisedRedisListener:
             return
         # Every process gets every change; most are followed in another process: those are dropped here.
         for channel, event_type, data, event_id in events:
+            if notices.deliver(channel, data):
+                continue
             if manager.listeners_by_channel.get(channel):
                 manager.add_to_queues(channel, Event(channel, event_type, data, id=event_id))
 
@@ -308,6 +315,15 @@ def install() -> None:
     manager = get_listener_manager()
     if manager.redis_listener is not None:
         manager.redis_listener = SupervisedRedisListener()
+        notices.send_with(tell_processes)
+
+
+def tell_processes(channel: str, text: str) -> None:
+    """Send a notice (core.notices) to every process through Redis, at once (not gathered with a batch's updates)."""
+    try:
+        eventstream.redis_client.publish(redis_channel(), pack([(channel, EVENT_TYPE, text)]))
+    except redis.RedisError as error:
+        logger.error("Redis unreachable (%s): a notice on %s reached no other process", error, channel)
 
 
 class _Wakeups:

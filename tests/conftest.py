@@ -8,6 +8,7 @@ from django.test import Client
 
 from accounts.credentials import local_pairs
 from accounts.nicks import account_of
+from core import limits, notices
 
 from .factories import UserFactory
 
@@ -49,11 +50,16 @@ def no_limits(settings):
 @pytest.fixture(autouse=True)
 def empty_cache():
     # Rolled-back tests give their user ids to the next test's users: the nicks remembered by id must go too.
+    # No test hears the other processes' notices unless it says so (core/notices.py): their memory is not believed.
+    notices.deaf()
     cache.clear()
+    limits.forget_failures()
     account_of.cache_clear()
     local_pairs.clear()
     yield
+    notices.deaf()
     cache.clear()
+    limits.forget_failures()
     account_of.cache_clear()
     local_pairs.clear()
 

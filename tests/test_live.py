@@ -1,9 +1,11 @@
 """Live updates end to end, against real uvicorn processes: pairing, moves, reconnecting, the end of a game,
 timeouts, keep-alives, and two server processes sharing PostgreSQL and Redis."""
 
+import contextlib
 import itertools
 import random
 import time
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 
 import httpx
@@ -283,15 +285,24 @@ def test_acting_restarts_the_clock_and_a_lonely_wait_expires(start_server):
     assert lonely.next() is Stream.END
 
 
-@pytest.mark.postgres
-@pytest.mark.redis
-def test_two_processes_sharing_postgres_and_redis_play_a_game_to_its_end(postgres_databases, tmp_path):
+@contextlib.contextmanager
+def two_processes(database_url: str, tmp_path) -> Iterator[tuple[Server, Server]]:
+    """Two server processes sharing a database and the tests' Redis (emptied first), stopped when the block ends."""
     require(redis_available(), "Redis")
     redis_flush()
-    database_url = postgres_databases.new()
     first = Server(database_url, tmp_path, REDIS_URL=REDIS_TEST_URL)
     second = Server(database_url, tmp_path, REDIS_URL=REDIS_TEST_URL)
     try:
+        yield first, second
+    finally:
+        first.stop()
+        second.stop()
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+def test_two_processes_sharing_postgres_and_redis_play_a_game_to_its_end(postgres_databases, tmp_path):
+    with two_processes(postgres_databases.new(), tmp_path) as (first, second):
         register_both(first)
         game, zp, jpleal, start = paired(first, second)
         # A third stream, on the other process, sees the same game.
@@ -311,9 +322,29 @@ def test_two_processes_sharing_postgres_and_redis_play_a_game_to_its_end(postgre
                 ]
             },
         )
-    finally:
-        first.stop()
-        second.stop()
+
+
+@pytest.mark.redis
+def test_a_password_changed_anywhere_is_refused_by_a_process_that_believed_the_old_pair(live_databases, tmp_path):
+    """A process that hears the others' notices believes its memory of a pair without asking Redis (core/notices.py):
+    a password changed by another process (here a management command's) must be refused there all the same."""
+    with two_processes(live_databases.new(), tmp_path) as (first, second):
+        register_both(first)
+        paired(second, first)  # zp plays and streams on the second process, which then hears every notice
+        for _ in range(5):  # and checks zp's pair again and again: believed there from its own memory
+            assert act(second, "zp", "register") == (200, {})
+        first.manage(
+            "shell",
+            "-c",
+            "from django.contrib.auth.models import User; zp = User.objects.get(username='zp'); "
+            "zp.set_password('changed'); zp.save()",
+        )
+        # The notice travels through Redis: refused as soon as it comes (a remembered pair lives 300 s).
+        deadline = time.monotonic() + 10
+        while (answer := act(second, "zp", "register")) == (200, {}) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert answer == (401, {"error": "User registered with a different password"})
+        assert second.call("register", nick="zp", password="changed") == (200, {})
 
 
 @pytest.mark.parametrize("calls", database_calls())
