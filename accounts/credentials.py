@@ -7,9 +7,9 @@ the password, a wrong password never matches, and the entry is dropped when the 
 The cache is the shared one (Redis, with REDIS_URL), so that every process knows a pair one of them verified. Each
 process also keeps the pairs it verified in a memory of its own, read only while the shared cache is unreachable:
 without it, a Redis outage made every call hash again (one to two seconds a call, and players on turn lost on
-time). While Redis is reachable it alone is believed, so that a changed password or a deactivated account, dropped
-there by any process, is refused by all of them; during an outage, another process may still let a dropped pair in
-until it expires (TAB_CREDENTIALS_TTL).
+time). While Redis is reachable, a process believes only Redis or, while it hears every notice of the others, its own
+memory (below), so that a changed password or a deactivated account, dropped by any process, is refused by all of
+them; during an outage, another process may still let a dropped pair in until it expires (TAB_CREDENTIALS_TTL).
 
 When the cache is the process's own memory (no REDIS_URL: one server process), that memory is all there is, and the
 pairs are read from it alone: every call of a player checks their pair, and the local-memory cache pickles what it
@@ -20,9 +20,13 @@ Redis confirmed, or that it verified itself, in the first half of the pair's lif
 process that forgets a pair tells the others (`forget`), and each drops it when told. So a player's calls ask Redis
 once each half TTL in each process, not at every call, with or without company in a batch. Memory learned before the
 process last stopped hearing (an outage of its listener) is not believed until Redis confirms it again, nor a pair
-read from Redis while a forgetting was told (it may be the forgotten one, read just before). A pair forgotten by
-another process can then be let in here until the notice comes (a few milliseconds, a trip through Redis), as it could
-until the forgetting reached Redis: the forgetting process drops it again once its change has committed.
+read from Redis before its nick's forgetting was told (it may be the forgotten one); and a pair whose account was read
+before its nick's forgetting is not remembered at all (its password may have changed while its hash was checked). A
+pair forgotten by another process can then be let in here until the notice comes: a trip through Redis, milliseconds,
+as long as the listener's connection lives; a connection that dies silently is found by its TCP keep-alive within
+about 25 s (games/publication.py), and a notice whose sending fails (Redis unreachable from the forgetting process
+alone) is lost, so that memory is believed until the second half of its life. The forgetting process forgets once
+more when its change has committed.
 
 A pair in use stays remembered: used in the second half of its life, its life is extended to a whole TTL again (at
 most one write to the cache a pair each half TTL, in each process). Otherwise every pair verified in one burst (a
@@ -56,6 +60,38 @@ class _LocalPairs:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.entries: OrderedDict[str, tuple[str, int, float, int | None]] = OrderedDict()
+        # How many forgettings this process has made or heard, and the count at each nick's latest (the latest
+        # LOCAL_ENTRIES nicks): what was read of a pair before its nick's forgetting is not believed after it.
+        self.forgettings = 0
+        self.forgotten_at: OrderedDict[str, int] = OrderedDict()
+
+    def forget(self, key: str) -> None:
+        """Forget the pair at `key`, and that it was forgotten now (`forgotten_since`)."""
+        with self.lock:
+            self.forgettings += 1
+            self.forgotten_at[key] = self.forgettings
+            self.forgotten_at.move_to_end(key)
+            while len(self.forgotten_at) > LOCAL_ENTRIES:
+                self.forgotten_at.popitem(last=False)
+            self.entries.pop(key, None)
+
+    def forgotten_since(self, key: str, before: tuple[int | None, int]) -> bool:
+        """Whether the pair at `key` was forgotten since `before` (`learning()`), or may have been."""
+        with self.lock:
+            return self._forgotten_since(key, before[1])
+
+    def _forgotten_since(self, key: str, count: int) -> bool:
+        at = self.forgotten_at.get(key)
+        if at is None and len(self.forgotten_at) >= LOCAL_ENTRIES:
+            at = next(iter(self.forgotten_at.values()))  # the record is full: it may have held the nick
+        return at is not None and at > count
+
+    def _epoch_of(self, key: str, before: tuple[int | None, int] | None) -> int | None:
+        """The epoch of hearing in which what was read of the pair at `key` after `before` may be believed (under the
+        lock, so that a forgetting comes either before, and is seen, or after, and drops what was stored)."""
+        if before is None or before[0] is None or before[0] != notices.epoch():
+            return None
+        return None if self._forgotten_since(key, before[1]) else before[0]
 
     def get(self, key: str) -> tuple[str, int] | None:
         with self.lock:
@@ -64,8 +100,10 @@ class _LocalPairs:
             return None
         return entry[0], entry[1]
 
-    def set(self, key: str, fingerprint: str, user_id: int, epoch: int | None = None) -> None:
+    def set(self, key: str, fingerprint: str, user_id: int, before: tuple[int | None, int] | None = None) -> None:
+        """Remember the pair at `key`, believed (`believed`) if it was read after `before` and still may be."""
         with self.lock:
+            epoch = self._epoch_of(key, before)
             self.entries[key] = (fingerprint, user_id, time.time() + settings.TAB_CREDENTIALS_TTL, epoch)
             self.entries.move_to_end(key)
             while len(self.entries) > LOCAL_ENTRIES:
@@ -86,13 +124,14 @@ class _LocalPairs:
             return None
         return entry[1] if hmac.compare_digest(entry[0], fingerprint) else None
 
-    def confirm(self, key: str, fingerprint: str, epoch: int | None) -> bool:
-        """Note that the pair at `key`, if remembered with this fingerprint, was confirmed in `epoch` of hearing;
-        return whether it is remembered so."""
+    def confirm(self, key: str, fingerprint: str, before: tuple[int | None, int]) -> bool:
+        """Note that the pair at `key`, if remembered with this fingerprint, was confirmed by what was read after
+        `before`; return whether it is remembered so."""
         with self.lock:
             entry = self.entries.get(key)
             if entry is None or not hmac.compare_digest(entry[0], fingerprint):
                 return False
+            epoch = self._epoch_of(key, before)
             if entry[3] != epoch:
                 self.entries[key] = (entry[0], entry[1], entry[2], epoch)
             return True
@@ -118,6 +157,7 @@ class _LocalPairs:
     def clear(self) -> None:
         with self.lock:
             self.entries.clear()
+            self.forgotten_at.clear()
 
 
 local_pairs = _LocalPairs()
@@ -167,21 +207,11 @@ MISSING = object()
 
 # The notice (core.notices) by which a process that forgets a pair tells the others to forget it too.
 FORGET = "credentials-forget"
-# How many forgettings this process has made or heard: a pair read from Redis while one came is not believed later.
-_forgotten = 0
-_forgetting = threading.Lock()
 
 
 def learning() -> tuple[int | None, int]:
     """What was heard before a read (of Redis, of an account): the epoch of hearing and the forgettings so far."""
-    return notices.epoch(), _forgotten
-
-
-def _learned_in(before: tuple[int | None, int]) -> int | None:
-    """The epoch in which what was read after `before` (`learning`) may be believed: None if the process did not hear
-    every notice all along, or if a pair was forgotten meanwhile."""
-    epoch, forgotten = before
-    return epoch if epoch is not None and epoch == notices.epoch() and forgotten == _forgotten else None
+    return notices.epoch(), local_pairs.forgettings
 
 
 @contextlib.contextmanager
@@ -241,12 +271,11 @@ def remembered_user_id_with(nick: str, password: str, keys: tuple[str, ...]) -> 
         return _user_id(local_pairs.get(nick), nick, password), found
     user_id = _user_id(entry, nick, password)
     if user_id is not None:
-        learned = _learned_in(before)
         # Extended, not written again: a pair forgotten meanwhile (a changed password) stays forgotten. A pair this
         # process does not hold (another verified it) is extended too: held here, it is believed for half a TTL.
-        renew = local_pairs.half_gone(nick) or not local_pairs.confirm(nick, entry[0], learned)
+        renew = local_pairs.half_gone(nick) or not local_pairs.confirm(nick, entry[0], before)
         if renew and cache.touch(key, settings.TAB_CREDENTIALS_TTL):
-            local_pairs.set(nick, entry[0], user_id, learned)
+            local_pairs.set(nick, entry[0], user_id, before)
     return user_id, found
 
 
@@ -258,38 +287,35 @@ def _user_id(entry: tuple | None, nick: str, password: str) -> int | None:
 
 
 def remember(nick: str, password: str, user_id: int, before: tuple[int | None, int] | None = None) -> None:
-    """Remember a pair just verified, here and in Redis; believed here (`believed_user_id`) only if nothing was
-    forgotten since `before` (`learning()`, taken before the account was read), nor meanwhile."""
-    fingerprint = _fingerprint(nick, password)
+    """Remember a pair just verified, here and in Redis, unless its nick was forgotten since `before` (`learning()`,
+    taken before its account was read: its password may have changed meanwhile, and the next call checks it again)."""
     before = learning() if before is None else before
+    if local_pairs.forgotten_since(nick, before):
+        return
+    fingerprint = _fingerprint(nick, password)
     if cache_is_shared():
         key = key_of(nick)
         thread_cache().set(key, (fingerprint, user_id), settings.TAB_CREDENTIALS_TTL)
         _forget_ahead(key)
-    local_pairs.set(nick, fingerprint, user_id, _learned_in(before))
+        if local_pairs.forgotten_since(nick, before):  # forgotten while it was written: not left in Redis either
+            thread_cache().delete(key)
+            return
+    local_pairs.set(nick, fingerprint, user_id, before)
 
 
 def forget(nick: str) -> None:
     """Forget the nick's remembered pair, here, in Redis, and (told) in every other process."""
-    _count_forgetting()
+    local_pairs.forget(nick)
     if cache_is_shared():
         key = key_of(nick)
         thread_cache().delete(key)
         _forget_ahead(key)
-    local_pairs.delete(nick)
     notices.tell(FORGET, nick)
-
-
-def _count_forgetting() -> None:
-    global _forgotten
-    with _forgetting:
-        _forgotten += 1
 
 
 def forgotten_elsewhere(nick: str) -> None:
     """What a process does when told that a pair was forgotten (a notice, core.notices): forget it here too."""
-    _count_forgetting()
-    local_pairs.delete(nick)
+    local_pairs.forget(nick)
 
 
 notices.on_notice(FORGET, forgotten_elsewhere)

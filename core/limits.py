@@ -104,7 +104,7 @@ def login_failures(nick: str) -> tuple[str, int] | None:
     if not settings.TAB_LOGIN_FAILURES_PER_MINUTE:
         return None
     window = _window()[0]
-    if _failed_in.get(_digest(nick)) != window and _knows_every_failure_of(window):
+    if _failed_in.get(_digest(nick), -1) < window and _knows_every_failure_of(window):
         return None  # this process knows of every wrong password of this minute, and none for this nick
     return _counter("login", nick, current_address.get())
 
@@ -185,10 +185,14 @@ def login_failed(nick: str) -> None:
 
 
 def _note_failure(digest: str, window: int) -> None:
+    """Note a wrong password for the nick of `digest` in `window`; a notice late from an earlier minute moves nothing
+    back."""
     if len(_failed_in) >= FAILED_KEPT:
-        for past in [name for name, when in list(_failed_in.items()) if when != window]:
+        current = _window()[0]
+        for past in [name for name, when in list(_failed_in.items()) if when < current]:
             _failed_in.pop(past, None)
-    _failed_in[digest] = window
+    if _failed_in.get(digest, -1) < window:
+        _failed_in[digest] = window
 
 
 def forget_failures() -> None:

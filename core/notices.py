@@ -7,10 +7,11 @@ notice: `tell(kind, text)` sends it to every process, on the channel of the matc
 which hands each notice that comes to `deliver`), and each process gives it to the handler of its kind (`on_notice`).
 
 A process may believe such memory instead of asking Redis only while it hears every notice: from the moment its
-listener's subscription is confirmed (`heard`) until the listener loses its connection (`deaf`). Each time it begins to
-hear again is a new `epoch`: what was learned in an earlier one may have been told otherwise meanwhile, unheard. A
-notice that cannot be sent (Redis unreachable from the teller) is lost; its teller's own memory is changed by its
-caller directly, and what Redis holds, the teller could not change either.
+listener's subscription is confirmed (`heard`) until the listener finds its connection lost (`deaf`: at once when
+Redis closes it, within TCP keep-alive's time when it dies silently). Each time it begins to hear again is a new
+`epoch`: what was learned in an earlier one may have been told otherwise meanwhile, unheard. A notice that cannot be
+sent (Redis unreachable from the teller alone) is lost, and logged; its teller's own memory is changed by its caller
+directly.
 
 Handlers run on the event loop of the process's listener: they must be quick, must not raise, and may share what
 they change with other threads only under the GIL's atomic operations or a lock of their own.
@@ -51,10 +52,12 @@ def tell(kind: str, text: str) -> None:
         _sender(PREFIX + kind, text)
 
 
-def deliver(channel: str, text: str) -> bool:
+def deliver(channel: object, text: object) -> bool:
     """Give a notice that came to its handler; return whether `channel` is a notice's (no match's update)."""
-    if not channel.startswith(PREFIX):
+    if not isinstance(channel, str) or not channel.startswith(PREFIX):
         return False
+    if not isinstance(text, str):
+        return True  # a notice's channel, but no notice: dropped
     handler = _handlers.get(channel[len(PREFIX) :])
     if handler is not None:
         try:
@@ -86,9 +89,3 @@ def epoch() -> int | None:
     """The epoch of this process's hearing, or None while it does not hear every notice."""
     hearing = _hearing
     return None if hearing is None else hearing[0]
-
-
-def hearing_since() -> float | None:
-    """Since when (wall-clock seconds) this process has heard every notice, or None while it does not."""
-    hearing = _hearing
-    return None if hearing is None else hearing[1]

@@ -97,13 +97,31 @@ def test_forgetting_a_pair_and_a_wrong_password_are_told_to_every_process(shared
         limits.login_failed("bo")
     finally:
         notices.send_with(None)
-    told = [publication.unpack(listener.get_message(timeout=5)["data"]) for _ in range(2)]
+    try:
+        told = [publication.unpack(listener.get_message(timeout=5)["data"]) for _ in range(2)]
+    finally:
+        listener.close()
     window = int(MIDDAY.timestamp()) // limits.WINDOW
     assert [events[0][:3] for events in told] == [
         ("notice:credentials-forget", publication.EVENT_TYPE, "zp"),
         ("notice:login-failed", publication.EVENT_TYPE, f"{window} {limits._digest('bo')}"),
     ]
-    listener.close()
+
+
+def test_what_is_no_notice_is_left_to_the_streams_or_dropped():
+    assert notices.deliver("game-abc", "1 0") is False  # a match's update
+    assert notices.deliver(1, "x") is False  # no channel at all: dropped by the listener, which goes on
+    assert notices.deliver("notice:credentials-forget", 7) is True  # a notice's channel with no text: dropped
+    assert notices.deliver("notice:of-no-kind", "x") is True
+
+
+def test_a_late_notice_of_an_earlier_minute_moves_no_nick_back(shared):
+    notices.heard()
+    confirmed("ana")
+    window = int(MIDDAY.timestamp()) // limits.WINDOW
+    limits.failed_elsewhere(f"{window} {limits._digest('ana')}")
+    limits.failed_elsewhere(f"{window - 1} {limits._digest('ana')}")  # from a process whose minute had just ended
+    assert "MGET" in commands_of(lambda: remembered_user_id("ana", "secret"))  # her count is still read
 
 
 def test_a_process_that_stopped_hearing_asks_redis_until_it_confirms_again(shared):
@@ -119,15 +137,32 @@ def test_a_process_that_stopped_hearing_asks_redis_until_it_confirms_again(share
     assert remembered_user_id("zp", "secret") == user_id
 
 
-def test_a_pair_read_while_a_forgetting_came_is_not_believed(shared):
+def test_a_pair_whose_nick_was_forgotten_while_it_was_checked_is_not_remembered(shared):
     notices.heard()
     user_register(nick="zp", password="secret")
+    user_register(nick="ana", password="secret")
+    credentials.local_pairs.clear()
+    redis_flush()
+    before = credentials.learning()  # then the accounts are read, and the passwords' hashes checked
+    credentials.forgotten_elsewhere("zp")  # meanwhile zp's password changed in another process
+    credentials.remember("zp", "secret", User.objects.get(username="zp").pk, before)
+    credentials.remember("ana", "secret", User.objects.get(username="ana").pk, before)
+    # zp's pair may be the old one: neither believed here nor written to Redis (the next call checks the hash again)
+    assert remembered_user_id("zp", "secret") is None
+    # ana's, whose nick was not forgotten, is remembered and believed
+    assert commands_of(lambda: remembered_user_id("ana", "secret")) == []
+    redis_flush()
+    assert remembered_user_id("ana", "secret") == User.objects.get(username="ana").pk
+
+
+def test_a_pair_read_from_redis_before_its_nick_was_forgotten_is_not_believed(shared):
+    notices.heard()
+    confirmed("zp")
     credentials.local_pairs.clear()
     before = credentials.learning()
-    credentials.forgotten_elsewhere("someone")  # heard between the read of the account and the pair's remembering
-    credentials.remember("zp", "secret", User.objects.get(username="zp").pk, before)
-    redis_flush()
-    assert remembered_user_id("zp", "secret") is None  # asked Redis, which no longer has it
+    credentials.forgotten_elsewhere("zp")  # told between the read of Redis and the pair's keeping
+    credentials.local_pairs.set("zp", credentials._fingerprint("zp", "secret"), 1, before)
+    assert credentials.believed_user_id("zp", "secret") is None
 
 
 def test_wrong_passwords_given_before_the_process_heard_are_read_from_redis_once(shared):
