@@ -135,7 +135,7 @@ def gathered() -> Iterator[None]:
         _gathering.events = None
         if events:
             try:
-                _send_all(events)
+                _send_all(events, answer_later=True)
             except Exception:  # the changes are committed whatever happens to their publication (robust on_commit)
                 logger.exception("publishing %d updates failed", len(events))
 
@@ -186,14 +186,20 @@ def send(channel: str, event_type: str, data: str) -> None:
         _send_all([(channel, event_type, data)])
 
 
-def _send_all(events: list[tuple[str, str, str]]) -> None:
-    if eventstream.redis_client is None:
+def _send_all(events: list[tuple[str, str, str]], *, answer_later: bool = False) -> None:
+    """Publish the events through Redis (or, without Redis or when it fails, to this process's streams); with
+    `answer_later`, on this thread's own connection, without waiting for Redis's answer (`_Unanswered`)."""
+    client = eventstream.redis_client
+    if client is None:
         _to_this_process(events)
         return
     try:
         # One message for them all: every process's listener reads every message, and a message costs it (and the
         # publisher) far more than the few events in it (BENCHMARKS.md).
-        eventstream.redis_client.publish(redis_channel(), pack(events))
+        if answer_later:
+            _unanswered(client).publish(redis_channel(), pack(events))
+        else:
+            client.publish(redis_channel(), pack(events))
     except redis.RedisError as error:
         logger.error(
             "Redis unreachable (%s): %d updates (%s, …) reached only this process's streams",
@@ -202,6 +208,68 @@ def _send_all(events: list[tuple[str, str, str]]) -> None:
             events[0][0],
         )
         _to_this_process(events)
+
+
+# At most this many publications of a thread wait for their answers (`_Unanswered`): one more waits for the oldest.
+UNANSWERED_MAX = 64
+
+
+class _Unanswered:
+    """A connection of the events' Redis client kept by one thread (the database thread, whose batches publish their
+    updates at their ends), on which each publication is written without waiting for Redis's answer (a count of
+    subscribers, which nothing here uses): the answers that have come are read before the next publication, and the
+    oldest is waited for only once UNANSWERED_MAX wait. Waiting for each answer cost the thread a sleep and a
+    wake-up, and its GIL taken back from the busy event loop, for every batch (BENCHMARKS.md). Through redis-py's
+    public connection API: `send_command`, `can_read`, `read_response`.
+
+    A connection that breaks is given up, its error raised (the caller then delivers the events to this process's
+    streams, as for a publication that fails). Publications written on it whose answers had not come may have
+    reached no one: every stream of this process then reads its match again (`resync_streams`), as after an outage of
+    the listener; other processes' streams catch up with the next change of their matches, as with a publication that
+    fails while they hear."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.client = client
+        self.connection: Any = None
+        self.unanswered = 0
+
+    def publish(self, channel: str, message: bytes) -> None:
+        try:
+            if self.connection is None:
+                self.connection = self.client.connection_pool.get_connection()
+            # Also the sign of a connection that the server closed (an end of file to read), before writing to it.
+            while self.connection.can_read(timeout=0) or self.unanswered >= UNANSWERED_MAX:
+                self.connection.read_response()
+                self.unanswered = max(self.unanswered - 1, 0)
+            # No health check: its PING's answer would be read in place of the publications'.
+            self.connection.send_command("PUBLISH", channel, message, check_health=False)
+            self.unanswered += 1
+        except redis.RedisError:
+            if lost := self.give_up():
+                logger.warning(
+                    "%d publications of updates may have reached no process: this process's streams read again", lost
+                )
+                resync_streams()
+            raise
+
+    def give_up(self) -> int:
+        """Drop the connection; return how many publications on it had no answer."""
+        connection, self.connection = self.connection, None
+        lost, self.unanswered = self.unanswered, 0
+        if connection is not None:
+            connection.disconnect()
+            self.client.connection_pool.release(connection)
+        return lost
+
+
+def _unanswered(client: redis.Redis) -> _Unanswered:
+    """This thread's publisher without waiting for answers, on a connection of `client`."""
+    publisher: _Unanswered | None = getattr(_gathering, "publisher", None)
+    if publisher is None or publisher.client is not client:
+        if publisher is not None:
+            publisher.give_up()  # a client replaced (tests): what it published is no longer this process's concern
+        publisher = _gathering.publisher = _Unanswered(client)
+    return publisher
 
 
 def pack(events: list[tuple[str, str, str]]) -> bytes:

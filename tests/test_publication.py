@@ -183,11 +183,16 @@ def received(subscriber, count: int) -> list[list[str]]:
 
 
 @pytest.mark.redis
-def test_the_events_of_a_batch_go_to_redis_together_when_it_ends(redis_publisher):
+def test_the_events_of_a_batch_go_to_redis_together_when_it_ends(redis_publisher, monkeypatch):
     """In one message: every process's listener reads every message, whatever it holds."""
     published = []
-    publish = eventstream.redis_client.publish
-    eventstream.redis_client.publish = lambda *arguments: published.append(arguments) or publish(*arguments)
+    publish = publication._Unanswered.publish
+
+    def counted(publisher, *arguments):
+        published.append(arguments)
+        publish(publisher, *arguments)
+
+    monkeypatch.setattr(publication._Unanswered, "publish", counted)
     events = [publication.encode(version, False, {"t": str(version)}) for version in (1, 2, 3)]
     with publication.gathered():
         for data in events:
@@ -199,6 +204,80 @@ def test_the_events_of_a_batch_go_to_redis_together_when_it_ends(redis_publisher
     assert received(redis_publisher, 1) == [events]
     publication.send(publication.channel_name("abc"), publication.EVENT_TYPE, events[0])  # outside: at once
     assert received(redis_publisher, 1) == [events[:1]]
+
+
+@pytest.mark.redis
+def test_batches_publish_without_waiting_for_answers_and_every_event_arrives_in_order(redis_publisher):
+    """A batch's thread writes its publication and goes on; the answers are read as they come (at most UNANSWERED_MAX
+    wait), on a connection that the thread keeps."""
+    batches = 3 * publication.UNANSWERED_MAX
+    for number in range(batches):
+        with publication.gathered():
+            data = publication.encode(number, False, {"t": str(number)})
+            publication.send(publication.channel_name("abc"), publication.EVENT_TYPE, data)
+        publisher = publication._gathering.publisher
+        assert 1 <= publisher.unanswered <= publication.UNANSWERED_MAX
+    expected = [[publication.encode(number, False, {"t": str(number)})] for number in range(batches)]
+    assert received(redis_publisher, batches) == expected
+    connection = publisher.connection
+    with publication.gathered():
+        publication.send(publication.channel_name("abc"), publication.EVENT_TYPE, expected[0][0])
+    assert publisher.connection is connection
+    assert received(redis_publisher, 1) == [expected[0]]
+
+
+def client_id(publisher) -> int:
+    """The Redis client id of a publisher's connection, once the answers of its publications are read."""
+    while publisher.unanswered:
+        publisher.connection.read_response()
+        publisher.unanswered -= 1
+    publisher.connection.send_command("CLIENT", "ID")
+    return publisher.connection.read_response()
+
+
+@pytest.mark.redis
+@pytest.mark.parametrize("answered", [True, False], ids=["answered", "unanswered"])
+def test_a_publishers_broken_connection_is_given_up(redis_publisher, monkeypatch, answered):
+    """Redis closes the connection of a batch's publications (CLIENT KILL). The next batch finds it closed before
+    writing to it and delivers its events to this process's streams; if a publication on it had no answer (Redis
+    paused while it came), every stream of this process reads its match again, for it may have reached no one. The
+    batch after it publishes again."""
+    import redis
+
+    from .live import REDIS_TEST_URL
+
+    admin = redis.Redis.from_url(REDIS_TEST_URL)
+    resyncs, local = [], []
+    monkeypatch.setattr(publication, "resync_streams", lambda: resyncs.append(True))
+    monkeypatch.setattr(publication, "_to_this_process", local.extend)
+    first, lost, second, third = (
+        (publication.channel_name("abc"), publication.EVENT_TYPE, publication.encode(number, False, {}))
+        for number in (1, 2, 3, 4)
+    )
+    with publication.gathered():
+        publication.send(*first)
+    assert received(redis_publisher, 1) == [[first[2]]]
+    publisher = publication._gathering.publisher
+    killed = client_id(publisher)
+    if not answered:
+        admin.client_pause(60_000, all=False)  # writes wait, PUBLISH among them: its answer never comes
+        try:
+            with publication.gathered():
+                publication.send(*lost)
+            assert publisher.unanswered == 1
+            assert admin.client_kill_filter(_id=killed) == 1
+        finally:
+            admin.client_unpause()
+    else:
+        assert admin.client_kill_filter(_id=killed) == 1
+    with publication.gathered():
+        publication.send(*second)
+    assert local == [second] and publisher.connection is None
+    assert resyncs == ([] if answered else [True])
+    with publication.gathered():
+        publication.send(*third)
+    assert received(redis_publisher, 1) == [[third[2]]]  # neither the lost publication nor the second batch's
+    assert local == [second]
 
 
 @pytest.mark.redis
