@@ -222,11 +222,11 @@ class _Unanswered:
     wake-up, and its GIL taken back from the busy event loop, for every batch (BENCHMARKS.md). Through redis-py's
     public connection API: `send_command`, `can_read`, `read_response`.
 
-    A connection that breaks is given up, its error raised (the caller then delivers the events to this process's
-    streams, as for a publication that fails). Publications written on it whose answers had not come may have
-    reached no one: every stream of this process then reads its match again (`resync_streams`), as after an outage of
-    the listener; other processes' streams catch up with the next change of their matches, as with a publication that
-    fails while they hear."""
+    A connection found broken is given up and the publication written on a new one; if that fails too, its error is
+    raised (the caller then delivers the events to this process's streams, as for a publication that fails).
+    Publications written on a broken connection whose answers had not come may have reached no one: every stream of
+    this process then reads its match again (`resync_streams`), as after an outage of the listener; other processes'
+    streams catch up with the next change of their matches, as with a publication that fails while they hear."""
 
     def __init__(self, client: redis.Redis) -> None:
         self.client = client
@@ -234,23 +234,37 @@ class _Unanswered:
         self.unanswered = 0
 
     def publish(self, channel: str, message: bytes) -> None:
-        try:
-            if self.connection is None:
-                self.connection = self.client.connection_pool.get_connection()
-            # Also the sign of a connection that the server closed (an end of file to read), before writing to it.
-            while self.connection.can_read(timeout=0) or self.unanswered >= UNANSWERED_MAX:
-                self.connection.read_response()
-                self.unanswered = max(self.unanswered - 1, 0)
-            # No health check: its PING's answer would be read in place of the publications'.
-            self.connection.send_command("PUBLISH", channel, message, check_health=False)
-            self.unanswered += 1
-        except redis.RedisError:
-            if lost := self.give_up():
-                logger.warning(
-                    "%d publications of updates may have reached no process: this process's streams read again", lost
-                )
-                resync_streams()
-            raise
+        # Once more on a new connection if the kept one is found broken: Redis closes a client idle past its `timeout`
+        # setting, and the library's own publish reconnects too.
+        for attempt in range(2):
+            try:
+                self._publish(channel, message)
+                return
+            except (redis.ConnectionError, redis.TimeoutError):
+                self._give_up_broken()
+                if attempt:
+                    raise
+            except redis.RedisError:
+                self._give_up_broken()
+                raise
+
+    def _publish(self, channel: str, message: bytes) -> None:
+        if self.connection is None:
+            self.connection = self.client.connection_pool.get_connection()
+        # Also the sign of a connection that the server closed (an end of file to read), before writing to it.
+        while self.connection.can_read(timeout=0) or self.unanswered >= UNANSWERED_MAX:
+            self.connection.read_response()
+            self.unanswered = max(self.unanswered - 1, 0)
+        # No health check: its PING's answer would be read in place of the publications'.
+        self.connection.send_command("PUBLISH", channel, message, check_health=False)
+        self.unanswered += 1
+
+    def _give_up_broken(self) -> None:
+        if lost := self.give_up():
+            logger.warning(
+                "%d publications of updates may have reached no process: this process's streams read again", lost
+            )
+            resync_streams()
 
     def give_up(self) -> int:
         """Drop the connection; return how many publications on it had no answer."""
