@@ -25,9 +25,11 @@ nothing published in between is missed (each event is a full rendering, and vers
 """
 
 import asyncio
+import collections
 import contextlib
 import logging
 import threading
+import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
@@ -122,8 +124,9 @@ _gathering = threading.local()
 
 @contextlib.contextmanager
 def gathered() -> Iterator[None]:
-    """Send the events of the changes committed inside the block together when it ends: through Redis, one trip for
-    a whole batch of the database thread's calls instead of one per change (the thread waits for each trip)."""
+    """Send the events of the changes committed inside the block together when it ends: through Redis, one message
+    for a whole batch of the database thread's calls instead of one per change, written without waiting for Redis's
+    answer (`_Unanswered`)."""
     if getattr(_gathering, "events", None) is not None:
         yield  # already gathering: the outer block sends them
         return
@@ -200,7 +203,7 @@ def _send_all(events: list[tuple[str, str, str]], *, answer_later: bool = False)
             _unanswered(client).publish(redis_channel(), pack(events))
         else:
             client.publish(redis_channel(), pack(events))
-    except redis.RedisError as error:
+    except (redis.RedisError, OSError) as error:
         logger.error(
             "Redis unreachable (%s): %d updates (%s, …) reached only this process's streams",
             error,
@@ -208,68 +211,101 @@ def _send_all(events: list[tuple[str, str, str]], *, answer_later: bool = False)
             events[0][0],
         )
         _to_this_process(events)
+    except Exception:  # the changes are committed: this process's streams at least hear of them
+        logger.exception("publishing %d updates failed: they reached only this process's streams", len(events))
+        _to_this_process(events)
 
 
 # At most this many publications of a thread wait for their answers (`_Unanswered`): one more waits for the oldest.
 UNANSWERED_MAX = 64
+# A publication unanswered for this many seconds is waited for (up to the client's socket timeout) before the next is
+# written: a connection that died without a word (a dropped route) would otherwise take every publication silently.
+ANSWER_LATE = 1.0
 
 
 class _Unanswered:
     """A connection of the events' Redis client kept by one thread (the database thread, whose batches publish their
     updates at their ends), on which each publication is written without waiting for Redis's answer (a count of
     subscribers, which nothing here uses): the answers that have come are read before the next publication, and the
-    oldest is waited for only once UNANSWERED_MAX wait. Waiting for each answer cost the thread a sleep and a
-    wake-up, and its GIL taken back from the busy event loop, for every batch (BENCHMARKS.md). Through redis-py's
-    public connection API: `send_command`, `can_read`, `read_response`.
+    oldest is waited for only once UNANSWERED_MAX wait or it is ANSWER_LATE. Waiting for each answer cost the thread a
+    sleep and a wake-up, and its GIL taken back from the busy event loop, for every batch (BENCHMARKS.md). Through
+    redis-py's public connection API: `send_command`, `can_read`, `read_response`.
 
-    A connection found broken is given up and the publication written on a new one; if that fails too, its error is
-    raised (the caller then delivers the events to this process's streams, as for a publication that fails).
-    Publications written on a broken connection whose answers had not come may have reached no one: every stream of
-    this process then reads its match again (`resync_streams`), as after an outage of the listener; other processes'
+    A kept connection found closed, late or with something unasked to read (a push of the server's) is given up and
+    the publication written on a new one. If that fails too, or a new connection fails, its error is raised: the
+    caller then delivers the events to this process's streams, as for a publication that fails. A publication whose
+    answer is an error, or that was unanswered on a connection given up, may have reached no one: every stream of this
+    process then reads its match again (`resync_streams`), as after an outage of the listener; other processes'
     streams catch up with the next change of their matches, as with a publication that fails while they hear."""
 
     def __init__(self, client: redis.Redis) -> None:
         self.client = client
         self.connection: Any = None
-        self.unanswered = 0
+        self.sent: collections.deque[float] = collections.deque()  # when each unanswered publication was written
+
+    @property
+    def unanswered(self) -> int:
+        return len(self.sent)
 
     def publish(self, channel: str, message: bytes) -> None:
-        # Once more on a new connection if the kept one is found broken: Redis closes a client idle past its `timeout`
-        # setting, and the library's own publish reconnects too.
-        for attempt in range(2):
-            try:
-                self._publish(channel, message)
-                return
-            except (redis.ConnectionError, redis.TimeoutError):
-                self._give_up_broken()
-                if attempt:
-                    raise
-            except redis.RedisError:
-                self._give_up_broken()
+        kept = self.connection is not None
+        try:
+            self._publish(channel, message)
+            return
+        except (redis.ConnectionError, redis.TimeoutError):
+            self._give_up_broken()
+            if not kept:
                 raise
+        except BaseException:
+            self._give_up_broken()
+            raise
+        # The kept connection was broken (Redis closes a client idle past its `timeout` setting): once more on a new
+        # one, as the library's own publish reconnects.
+        try:
+            self._publish(channel, message)
+        except BaseException:
+            self._give_up_broken()
+            raise
 
     def _publish(self, channel: str, message: bytes) -> None:
         if self.connection is None:
             self.connection = self.client.connection_pool.get_connection()
+        connection = self.connection
         # Also the sign of a connection that the server closed (an end of file to read), before writing to it.
-        while self.connection.can_read(timeout=0) or self.unanswered >= UNANSWERED_MAX:
-            self.connection.read_response()
-            self.unanswered = max(self.unanswered - 1, 0)
+        if not self.sent and connection.can_read(timeout=0):
+            raise redis.ConnectionError("something unasked came on the connection of the publications")
+        now = time.monotonic()
+        errors = 0
+        while self.sent and (
+            len(self.sent) >= UNANSWERED_MAX or now - self.sent[0] >= ANSWER_LATE or connection.can_read(timeout=0)
+        ):
+            try:
+                connection.read_response()
+            except redis.ResponseError:
+                errors += 1
+            self.sent.popleft()
+        if errors:
+            self._lost(errors)
         # No health check: its PING's answer would be read in place of the publications'.
-        self.connection.send_command("PUBLISH", channel, message, check_health=False)
-        self.unanswered += 1
+        connection.send_command("PUBLISH", channel, message, check_health=False)
+        self.sent.append(now)
 
     def _give_up_broken(self) -> None:
         if lost := self.give_up():
-            logger.warning(
-                "%d publications of updates may have reached no process: this process's streams read again", lost
-            )
-            resync_streams()
+            self._lost(lost)
+
+    @staticmethod
+    def _lost(publications: int) -> None:
+        logger.warning(
+            "%d publications of updates may have reached no process: this process's streams read again", publications
+        )
+        resync_streams()
 
     def give_up(self) -> int:
         """Drop the connection; return how many publications on it had no answer."""
         connection, self.connection = self.connection, None
-        lost, self.unanswered = self.unanswered, 0
+        lost = len(self.sent)
+        self.sent.clear()
         if connection is not None:
             connection.disconnect()
             self.client.connection_pool.release(connection)

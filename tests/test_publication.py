@@ -2,10 +2,13 @@
 that get what is published, and the wake-ups of a batch's followers with one call into the loop."""
 
 import asyncio
+import contextlib
 import inspect
 import json
+import os
 import re
 import threading
+import time
 from importlib.metadata import version
 
 import pytest
@@ -157,15 +160,16 @@ def test_waking_the_streams_of_a_closed_loop_does_nothing():
 
 
 @pytest.fixture
-def redis_publisher(monkeypatch):
+def redis_publisher(monkeypatch, settings):
     """Events published through the tests' real Redis, as with REDIS_URL: yield a subscriber to django-eventstream's
-    channel there."""
+    channel there, one of this test process's own (suites that run side by side share the Redis server)."""
     import redis
 
     from .conftest import require
     from .live import REDIS_TEST_URL, redis_available
 
     require(redis_available(), "Redis")
+    settings.EVENTSTREAM_REDIS = {"db": 1000 + os.getpid()}  # the channel's name only: the client is the tests'
     monkeypatch.setattr(eventstream, "redis_client", redis.Redis.from_url(REDIS_TEST_URL))
     subscriber = redis.Redis.from_url(REDIS_TEST_URL).pubsub(ignore_subscribe_messages=True)
     subscriber.subscribe(publication.redis_channel())
@@ -228,11 +232,63 @@ def test_batches_publish_without_waiting_for_answers_and_every_event_arrives_in_
 
 def client_id(publisher) -> int:
     """The Redis client id of a publisher's connection, once the answers of its publications are read."""
-    while publisher.unanswered:
+    while publisher.sent:
         publisher.connection.read_response()
-        publisher.unanswered -= 1
+        publisher.sent.popleft()
     publisher.connection.send_command("CLIENT", "ID")
     return publisher.connection.read_response()
+
+
+@contextlib.contextmanager
+def writes_paused(admin):
+    """Redis's writes paused (CLIENT PAUSE WRITE: PUBLISH among them waits, unanswered) inside the block, for every
+    client of the server: one test process at a time (a lock), and for ten seconds at most."""
+    with admin.lock("tab-tests:client-pause", timeout=60, blocking_timeout=120):
+        admin.client_pause(10_000, all=False)
+        try:
+            yield
+        finally:
+            admin.client_unpause()
+
+
+@pytest.mark.redis
+@pytest.mark.parametrize("limit", ["too-many", "late"])
+def test_a_publication_waits_for_the_oldest_answer_when_too_many_wait_or_it_is_late(
+    redis_publisher, monkeypatch, limit
+):
+    """With Redis's writes paused the first publication has no answer; the next one, with only one answer allowed to
+    wait (or any that has not come already late), is written only once that answer has come, after Redis resumes."""
+    import redis
+
+    from .live import REDIS_TEST_URL
+
+    if limit == "too-many":
+        monkeypatch.setattr(publication, "UNANSWERED_MAX", 1)
+    else:
+        monkeypatch.setattr(publication, "ANSWER_LATE", 0.0)
+    admin = redis.Redis.from_url(REDIS_TEST_URL)
+    events = [
+        (publication.channel_name("abc"), publication.EVENT_TYPE, publication.encode(n, False, {})) for n in (1, 2)
+    ]
+    resumed = threading.Event()
+
+    def resume() -> None:
+        time.sleep(0.2)
+        resumed.set()
+        admin.client_unpause()
+
+    with writes_paused(admin):
+        with publication.gathered():
+            publication.send(*events[0])
+        publisher = publication._gathering.publisher
+        assert publisher.unanswered == 1
+        resuming = threading.Thread(target=resume)
+        resuming.start()
+        with publication.gathered():
+            publication.send(*events[1])
+        assert resumed.is_set()  # the second publication waited for Redis to resume
+        resuming.join()
+    assert publisher.unanswered == 1 and received(redis_publisher, 2) == [[events[0][2]], [events[1][2]]]
 
 
 @pytest.mark.redis
@@ -260,14 +316,11 @@ def test_a_publishers_broken_connection_is_replaced(redis_publisher, monkeypatch
     publisher = publication._gathering.publisher
     killed = client_id(publisher)
     if not answered:
-        admin.client_pause(60_000, all=False)  # writes wait, PUBLISH among them: its answer never comes
-        try:
+        with writes_paused(admin):  # the publication's answer never comes
             with publication.gathered():
                 publication.send(*lost)
             assert publisher.unanswered == 1
             assert admin.client_kill_filter(_id=killed) == 1
-        finally:
-            admin.client_unpause()
     else:
         assert admin.client_kill_filter(_id=killed) == 1
     with publication.gathered():
