@@ -25,11 +25,9 @@ nothing published in between is missed (each event is a full rendering, and vers
 """
 
 import asyncio
-import collections
 import contextlib
 import logging
 import threading
-import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
@@ -124,9 +122,8 @@ _gathering = threading.local()
 
 @contextlib.contextmanager
 def gathered() -> Iterator[None]:
-    """Send the events of the changes committed inside the block together when it ends: through Redis, one message
-    for a whole batch of the database thread's calls instead of one per change, written without waiting for Redis's
-    answer (`_Unanswered`)."""
+    """Send the events of the changes committed inside the block together when it ends: through Redis, one trip for
+    a whole batch of the database thread's calls instead of one per change (the thread waits for each trip)."""
     if getattr(_gathering, "events", None) is not None:
         yield  # already gathering: the outer block sends them
         return
@@ -138,7 +135,7 @@ def gathered() -> Iterator[None]:
         _gathering.events = None
         if events:
             try:
-                _send_all(events, answer_later=True)
+                _send_all(events)
             except Exception:  # the changes are committed whatever happens to their publication (robust on_commit)
                 logger.exception("publishing %d updates failed", len(events))
 
@@ -189,21 +186,15 @@ def send(channel: str, event_type: str, data: str) -> None:
         _send_all([(channel, event_type, data)])
 
 
-def _send_all(events: list[tuple[str, str, str]], *, answer_later: bool = False) -> None:
-    """Publish the events through Redis (or, without Redis or when it fails, to this process's streams); with
-    `answer_later`, on this thread's own connection, without waiting for Redis's answer (`_Unanswered`)."""
-    client = eventstream.redis_client
-    if client is None:
+def _send_all(events: list[tuple[str, str, str]]) -> None:
+    if eventstream.redis_client is None:
         _to_this_process(events)
         return
     try:
         # One message for them all: every process's listener reads every message, and a message costs it (and the
         # publisher) far more than the few events in it (BENCHMARKS.md).
-        if answer_later:
-            _unanswered(client).publish(redis_channel(), pack(events))
-        else:
-            client.publish(redis_channel(), pack(events))
-    except (redis.RedisError, OSError) as error:
+        eventstream.redis_client.publish(redis_channel(), pack(events))
+    except redis.RedisError as error:
         logger.error(
             "Redis unreachable (%s): %d updates (%s, …) reached only this process's streams",
             error,
@@ -211,115 +202,6 @@ def _send_all(events: list[tuple[str, str, str]], *, answer_later: bool = False)
             events[0][0],
         )
         _to_this_process(events)
-    except Exception:  # the changes are committed: this process's streams at least hear of them
-        logger.exception("publishing %d updates failed: they reached only this process's streams", len(events))
-        _to_this_process(events)
-
-
-# At most this many publications of a thread wait for their answers (`_Unanswered`): one more waits for the oldest.
-UNANSWERED_MAX = 64
-# A publication unanswered for this many seconds is waited for (up to the client's socket timeout) before the next is
-# written: a connection that died without a word (a dropped route) would otherwise take every publication silently.
-ANSWER_LATE = 1.0
-
-
-class _Unanswered:
-    """A connection of the events' Redis client kept by one thread (the database thread, whose batches publish their
-    updates at their ends), on which each publication is written without waiting for Redis's answer (a count of
-    subscribers, which nothing here uses): the answers that have come are read before the next publication, and the
-    oldest is waited for only once UNANSWERED_MAX wait or it is ANSWER_LATE. Waiting for each answer cost the thread a
-    sleep and a wake-up, and its GIL taken back from the busy event loop, for every batch (BENCHMARKS.md). Through
-    redis-py's public connection API: `send_command`, `can_read`, `read_response`.
-
-    A kept connection found closed, late or with something unasked to read (a push of the server's) is given up and
-    the publication written on a new one. If that fails too, or a new connection fails, its error is raised: the
-    caller then delivers the events to this process's streams, as for a publication that fails. A publication whose
-    answer is an error, or that was unanswered on a connection given up, may have reached no one: every stream of this
-    process then reads its match again (`resync_streams`), as after an outage of the listener; other processes'
-    streams catch up with the next change of their matches, as with a publication that fails while they hear."""
-
-    def __init__(self, client: redis.Redis) -> None:
-        self.client = client
-        self.connection: Any = None
-        self.sent: collections.deque[float] = collections.deque()  # when each unanswered publication was written
-
-    @property
-    def unanswered(self) -> int:
-        return len(self.sent)
-
-    def publish(self, channel: str, message: bytes) -> None:
-        kept = self.connection is not None
-        try:
-            self._publish(channel, message)
-            return
-        except (redis.ConnectionError, redis.TimeoutError):
-            self._give_up_broken()
-            if not kept:
-                raise
-        except BaseException:
-            self._give_up_broken()
-            raise
-        # The kept connection was broken (Redis closes a client idle past its `timeout` setting): once more on a new
-        # one, as the library's own publish reconnects.
-        try:
-            self._publish(channel, message)
-        except BaseException:
-            self._give_up_broken()
-            raise
-
-    def _publish(self, channel: str, message: bytes) -> None:
-        if self.connection is None:
-            self.connection = self.client.connection_pool.get_connection()
-        connection = self.connection
-        # Also the sign of a connection that the server closed (an end of file to read), before writing to it.
-        if not self.sent and connection.can_read(timeout=0):
-            raise redis.ConnectionError("something unasked came on the connection of the publications")
-        now = time.monotonic()
-        errors = 0
-        while self.sent and (
-            len(self.sent) >= UNANSWERED_MAX or now - self.sent[0] >= ANSWER_LATE or connection.can_read(timeout=0)
-        ):
-            try:
-                connection.read_response()
-            except redis.ResponseError:
-                errors += 1
-            self.sent.popleft()
-        if errors:
-            self._lost(errors)
-        # No health check: its PING's answer would be read in place of the publications'.
-        connection.send_command("PUBLISH", channel, message, check_health=False)
-        self.sent.append(now)
-
-    def _give_up_broken(self) -> None:
-        if lost := self.give_up():
-            self._lost(lost)
-
-    @staticmethod
-    def _lost(publications: int) -> None:
-        logger.warning(
-            "%d publications of updates may have reached no process: this process's streams read again", publications
-        )
-        resync_streams()
-
-    def give_up(self) -> int:
-        """Drop the connection; return how many publications on it had no answer."""
-        connection, self.connection = self.connection, None
-        lost = len(self.sent)
-        self.sent.clear()
-        if connection is not None:
-            connection.disconnect()
-            self.client.connection_pool.release(connection)
-        return lost
-
-
-def _unanswered(client: redis.Redis) -> _Unanswered:
-    """This thread's publisher without waiting for answers, on a connection of `client`."""
-    publisher: _Unanswered | None = getattr(_gathering, "publisher", None)
-    if publisher is None or publisher.client is not client:
-        if publisher is not None:
-            publisher.give_up()  # a client replaced (tests): what it published is no longer this process's concern
-        publisher = _gathering.publisher = _Unanswered(client)
-    return publisher
 
 
 def pack(events: list[tuple[str, str, str]]) -> bytes:
