@@ -11,12 +11,12 @@ begins at most every TAB_BATCH_GATHER_MS: a call that comes sooner after the las
 follow it; in the thread, a batch that has fewer than BATCH_ENOUGH calls by then waits for them up to
 TAB_BATCH_GATHER_MAX_MS after the last began (paced by its size as well as by the clock: a process that gets a part of
 the load, one of several workers, makes batches as large as one process would, not as many). When the server is quiet
-a batch is a single call and nothing waits for company. Results and errors reach the callers only after the commit;
-the updates of a batch are published once it has committed, together (one message to Redis for the batch, written
-without waiting for its answer: `around_each_batch`, games.publication.gathered), before any caller has its answer;
-the credentials its calls check are read together too (accounts.services.read_ahead). On PostgreSQL a batch's writes
-built once are sent with its next statement or its COMMIT (core.prepared.writes_deferred): an action's writes and the
-next action's locking read make one trip.
+a batch is a single call and nothing waits for company. Results and errors reach the
+callers only after the commit; the updates of a batch are published once it has committed, together (one trip to Redis
+for the batch: `around_each_batch`, games.publication.gathered), before any caller has its answer; the credentials its
+calls check are read together too (accounts.services.read_ahead). On PostgreSQL a batch's writes built once are sent
+with its next statement or its COMMIT (core.prepared.writes_deferred): an action's writes and the next action's locking
+read make one trip.
 
 If the transaction of a batch fails as a whole (a deadlock between two server processes on PostgreSQL, a lost
 connection), nothing of it was committed: each call is run again alone, in its own transaction, and gets its own
@@ -263,7 +263,7 @@ class DatabaseThread(_Batches):
             # Under load (the last batch had company), a batch at most every `gather` seconds: a call that comes
             # sooner after the last batch began waits for the calls that follow it meanwhile. On PostgreSQL a batch
             # costs the thread far more than its calls' share of a transaction: its round trips, and with Redis the
-            # credentials' read (a trip) and the updates' publication (BENCHMARKS.md). On a quiet thread, or
+            # credentials' read and the updates' publication, each a trip too (BENCHMARKS.md). On a quiet thread, or
             # for a client whose calls come one after another, the call runs at once. The calls that come during the
             # window stay queued until it ends, all taken then: taken one by one as they came, each woke this thread,
             # which took the GIL from the event loop for it. Only a full batch (or the server stopping) ends the

@@ -7,9 +7,8 @@ their texts, so a thousand followers cost one rendering, not a thousand. Followe
 `Subscription` and pick their transport's text, or, when their transport renders nothing, read the match themselves.
 
 Events travel through django-eventstream: inside one process its listener manager wakes the subscriptions of the
-match's channel, at once; with REDIS_URL set, the event then goes through Redis to every other server process (the
-events of one batch of the database thread together, in one message written without waiting for Redis's answer:
-`gathered`, `pack`, `_Unanswered`), whose listeners drop what their own process published.
+match's channel; with REDIS_URL set, the event goes through Redis to every server process (the events of one batch of
+the database thread together, in one message: `gathered`, `pack`).
 
 This is the one module that relies on django-eventstream beyond `send_event`: its listeners (`Listener`:
 `channel_items`, `overflow`, `assign_loop` and the `loop` it sets, `wake_threadsafe`, which the manager calls), the
@@ -19,21 +18,16 @@ listener is woken with one call into the event loop per stream, and its Redis li
 connection. The version is pinned in pyproject.toml, and tests/test_publication.py fails at once if the library changes
 what is relied on here.
 
-Two gaps of the library are closed here. A process's own followers never wait for Redis: with Redis down they still
-get what is made in their process. The library's Redis listener is started once and dies silently with its
-connection: ours logs the outage, reconnects, and then has every subscription of the process re-read its match from
-the database, so that nothing published in between is missed (each event is a full rendering, and versions drop
-duplicates).
+Two gaps of the library are closed here. A publish that fails (Redis down) goes to this process's own followers
+instead of being lost. The library's Redis listener is started once and dies silently with its connection: ours logs
+the outage, reconnects, and then has every subscription of the process re-read its match from the database, so that
+nothing published in between is missed (each event is a full rendering, and versions drop duplicates).
 """
 
 import asyncio
-import collections
 import contextlib
 import logging
-import os
-import secrets
 import threading
-import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
@@ -128,9 +122,8 @@ _gathering = threading.local()
 
 @contextlib.contextmanager
 def gathered() -> Iterator[None]:
-    """Send the events of the changes committed inside the block together when it ends: through Redis, one message
-    for a whole batch of the database thread's calls instead of one per change, written without waiting for Redis's
-    answer (`_Unanswered`)."""
+    """Send the events of the changes committed inside the block together when it ends: through Redis, one trip for
+    a whole batch of the database thread's calls instead of one per change (the thread waits for each trip)."""
     if getattr(_gathering, "events", None) is not None:
         yield  # already gathering: the outer block sends them
         return
@@ -142,7 +135,7 @@ def gathered() -> Iterator[None]:
         _gathering.events = None
         if events:
             try:
-                _send_all(events, answer_later=True)
+                _send_all(events)
             except Exception:  # the changes are committed whatever happens to their publication (robust on_commit)
                 logger.exception("publishing %d updates failed", len(events))
 
@@ -193,178 +186,42 @@ def send(channel: str, event_type: str, data: str) -> None:
         _send_all([(channel, event_type, data)])
 
 
-def _send_all(events: list[tuple[str, str, str]], *, answer_later: bool = False) -> None:
-    """Deliver the events to this process's streams, then publish them through Redis for the other processes (whose
-    listeners drop what this process published: `deliver`); with `answer_later`, on this thread's own connection,
-    without waiting for Redis's answer (`_Unanswered`). This process's streams never wait for Redis: with Redis
-    unreachable they still get what is made here."""
-    _to_this_process(events)
-    client = eventstream.redis_client
-    if client is None:
+def _send_all(events: list[tuple[str, str, str]]) -> None:
+    if eventstream.redis_client is None:
+        _to_this_process(events)
         return
     try:
         # One message for them all: every process's listener reads every message, and a message costs it (and the
         # publisher) far more than the few events in it (BENCHMARKS.md).
-        message = pack(events, origin())
-        if answer_later:
-            _unanswered(client).publish(redis_channel(), message)
-        else:
-            client.publish(redis_channel(), message)
-    except (redis.RedisError, OSError) as error:
+        eventstream.redis_client.publish(redis_channel(), pack(events))
+    except redis.RedisError as error:
         logger.error(
             "Redis unreachable (%s): %d updates (%s, …) reached only this process's streams",
             error,
             len(events),
             events[0][0],
         )
-    except Exception:  # the changes are committed: this process's streams have them
-        logger.exception("publishing %d updates failed: they reached only this process's streams", len(events))
+        _to_this_process(events)
 
 
-# At most this many publications of a thread wait for their answers (`_Unanswered`): one more waits for the oldest.
-UNANSWERED_MAX = 64
-# A publication unanswered for this many seconds is waited for (up to the client's socket timeout) before the next is
-# written: a connection that died without a word (a dropped route) would otherwise take every publication silently.
-ANSWER_LATE = 1.0
-
-
-class _Unanswered:
-    """A connection of the events' Redis client kept by one thread (the database thread, whose batches publish their
-    updates at their ends), on which each publication is written without waiting for Redis's answer (a count of
-    subscribers, which nothing here uses): the answers that have come are read before the next publication, and the
-    oldest is waited for only once UNANSWERED_MAX wait or it is ANSWER_LATE. Waiting for each answer cost the thread a
-    sleep and a wake-up, and its GIL taken back from the busy event loop, for every batch (BENCHMARKS.md). Through
-    redis-py's public connection API: `send_command`, `can_read`, `read_response`.
-
-    A kept connection found closed, late or with something unasked to read (a push of the server's) is given up and
-    the publication written on a new one; if that fails too, or a new connection fails, its error is raised (and
-    logged by the caller). A publication whose answer is an error, or that was unanswered on a connection given up,
-    may have reached no other process: their streams catch up with the next change of their matches, as with a
-    publication that fails while they hear. This process's streams had the events before (`_send_all`): a write
-    that the kernel takes just before the connection's reset fails nowhere."""
-
-    def __init__(self, client: redis.Redis) -> None:
-        self.client = client
-        self.connection: Any = None
-        self.sent: collections.deque[float] = collections.deque()  # when each unanswered publication was written
-
-    @property
-    def unanswered(self) -> int:
-        return len(self.sent)
-
-    def publish(self, channel: str, message: bytes) -> None:
-        kept = self.connection is not None
-        try:
-            self._publish(channel, message)
-            return
-        except (redis.ConnectionError, redis.TimeoutError):
-            self._give_up_broken()
-            if not kept:
-                raise
-        except BaseException:
-            self._give_up_broken()
-            raise
-        # The kept connection was broken (Redis closes a client idle past its `timeout` setting): once more on a new
-        # one, as the library's own publish reconnects.
-        try:
-            self._publish(channel, message)
-        except BaseException:
-            self._give_up_broken()
-            raise
-
-    def _publish(self, channel: str, message: bytes) -> None:
-        if self.connection is None:
-            self.connection = self.client.connection_pool.get_connection()
-        connection = self.connection
-        # Also the sign of a connection that the server closed (an end of file to read), before writing to it.
-        if not self.sent and connection.can_read(timeout=0):
-            raise redis.ConnectionError("something unasked came on the connection of the publications")
-        now = time.monotonic()
-        errors = 0
-        while self.sent and (
-            len(self.sent) >= UNANSWERED_MAX or now - self.sent[0] >= ANSWER_LATE or connection.can_read(timeout=0)
-        ):
-            try:
-                connection.read_response()
-            except redis.ResponseError:
-                errors += 1
-            self.sent.popleft()
-        if errors:
-            self._lost(errors)
-        # No health check: its PING's answer would be read in place of the publications'.
-        connection.send_command("PUBLISH", channel, message, check_health=False)
-        self.sent.append(now)
-
-    def _give_up_broken(self) -> None:
-        if lost := self.give_up():
-            self._lost(lost)
-
-    @staticmethod
-    def _lost(publications: int) -> None:
-        # This process's streams had them (`_send_all`); the other processes' streams catch up with the next change
-        # of their matches, as with a publication that fails while they hear.
-        logger.warning("%d publications of updates may have reached no other process", publications)
-
-    def give_up(self) -> int:
-        """Drop the connection; return how many publications on it had no answer."""
-        connection, self.connection = self.connection, None
-        lost = len(self.sent)
-        self.sent.clear()
-        if connection is not None:
-            connection.disconnect()
-            self.client.connection_pool.release(connection)
-        return lost
-
-
-def _unanswered(client: redis.Redis) -> _Unanswered:
-    """This thread's publisher without waiting for answers, on a connection of `client`."""
-    publisher: _Unanswered | None = getattr(_gathering, "publisher", None)
-    if publisher is None or publisher.client is not client:
-        if publisher is not None:
-            publisher.give_up()  # a client replaced (tests): what it published is no longer this process's concern
-        publisher = _gathering.publisher = _Unanswered(client)
-    return publisher
-
-
-# This process's mark on the messages it publishes, and the process it was made in (a forked child makes its own).
-_origin: tuple[int, str] | None = None
-
-
-def origin() -> str:
-    """A mark that tells this process's messages from every other's (`pack`): random, made once per process."""
-    global _origin
-    if _origin is None or _origin[0] != os.getpid():
-        _origin = (os.getpid(), secrets.token_hex(8))
-    return _origin[1]
-
-
-def pack(events: list[tuple[str, str, str]], sender: str | None = None) -> bytes:
-    """The Redis message of these events (channel, event type, data): `{"events": [[channel, type, data], …]}`, with
-    `"from": sender` when a process's listener is to drop it as its own (`origin`)."""
-    return orjson.dumps({"events": events} if sender is None else {"from": sender, "events": events})
+def pack(events: list[tuple[str, str, str]]) -> bytes:
+    """The Redis message of these events (channel, event type, data): `{"events": [[channel, type, data], …]}`."""
+    return orjson.dumps({"events": events})
 
 
 def unpack(raw: bytes | str) -> list[tuple[str, str, str, Any]]:
     """The events of a Redis message (channel, event type, data, id): ours (`pack`), or one event as
     django-eventstream's own `send_event` writes it."""
-    return unpack_from(raw)[1]
-
-
-def unpack_from(raw: bytes | str) -> tuple[str | None, list[tuple[str, str, str, Any]]]:
-    """The mark of the process that published a Redis message (None if it has none) and its events (`unpack`)."""
     message = orjson.loads(raw)
     if isinstance(message, dict) and "events" in message:
-        sender = message.get("from")
-        events = [(channel, event_type, data, None) for channel, event_type, data in message["events"]]
-        return (sender if isinstance(sender, str) else None), events
-    return None, [(message["channel"], message["event_type"], message["data"], message.get("pub_id"))]
+        return [(channel, event_type, data, None) for channel, event_type, data in message["events"]]
+    return [(message["channel"], message["event_type"], message["data"], message.get("pub_id"))]
 
 
 def _to_this_process(events: list[tuple[str, str, str]]) -> None:
     manager = get_listener_manager()
     for channel, event_type, data in events:
-        if manager.listeners_by_channel.get(channel):  # most changes are followed in other processes, or nowhere
-            manager.add_to_queues(channel, Event(channel, event_type, data))
+        manager.add_to_queues(channel, Event(channel, event_type, data))
 
 
 def updates_cut() -> bool:
@@ -455,17 +312,15 @@ class SupervisedRedisListener:
     def deliver(raw: bytes) -> None:
         manager = get_listener_manager()
         try:
-            sender, events = unpack_from(raw)
+            events = unpack(raw)
         except (ValueError, KeyError, TypeError):  # orjson's decode error is a ValueError
             # Not ours, and no event of the library's: something else publishes on the channel. Dropped, the
             # listener going on (a failure here would count as an outage of Redis, and every stream read again).
             logger.warning("a message on %s is no event (%r…): dropped", redis_channel(), raw[:80])
             return
-        # Every process gets every change; most are followed in another process: those are dropped here, and so are
-        # this process's own, which its streams had when they were published (`_send_all`).
-        own = sender is not None and sender == origin()
+        # Every process gets every change; most are followed in another process: those are dropped here.
         for channel, event_type, data, event_id in events:
-            if notices.deliver(channel, data) or own:
+            if notices.deliver(channel, data):
                 continue
             if manager.listeners_by_channel.get(channel):
                 manager.add_to_queues(channel, Event(channel, event_type, data, id=event_id))

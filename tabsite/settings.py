@@ -279,8 +279,7 @@ if REDIS_URL:
     from redis.retry import Retry
 
     # Bounded waits: a Redis server that is down or unreachable must fail fast (then the update goes to this process's
-    # streams, games/publication.py), never hang a request; two quick retries ride out a dropped connection (the
-    # database thread's publications, on a connection of their own, try a new one once: games/publication.py).
+    # streams, games/publication.py), never hang a request; two quick retries ride out a dropped connection.
     EVENTSTREAM_REDIS = {
         **redis_connection(REDIS_URL),
         "socket_connect_timeout": 2,

@@ -2,13 +2,11 @@
 that get what is published, and the wake-ups of a batch's followers with one call into the loop."""
 
 import asyncio
-import contextlib
 import inspect
 import json
 import os
 import re
 import threading
-import time
 from importlib.metadata import version
 
 import pytest
@@ -187,16 +185,11 @@ def received(subscriber, count: int) -> list[list[str]]:
 
 
 @pytest.mark.redis
-def test_the_events_of_a_batch_go_to_redis_together_when_it_ends(redis_publisher, monkeypatch):
+def test_the_events_of_a_batch_go_to_redis_together_when_it_ends(redis_publisher):
     """In one message: every process's listener reads every message, whatever it holds."""
     published = []
-    publish = publication._Unanswered.publish
-
-    def counted(publisher, *arguments):
-        published.append(arguments)
-        publish(publisher, *arguments)
-
-    monkeypatch.setattr(publication._Unanswered, "publish", counted)
+    publish = eventstream.redis_client.publish
+    eventstream.redis_client.publish = lambda *arguments: published.append(arguments) or publish(*arguments)
     events = [publication.encode(version, False, {"t": str(version)}) for version in (1, 2, 3)]
     with publication.gathered():
         for data in events:
@@ -208,126 +201,6 @@ def test_the_events_of_a_batch_go_to_redis_together_when_it_ends(redis_publisher
     assert received(redis_publisher, 1) == [events]
     publication.send(publication.channel_name("abc"), publication.EVENT_TYPE, events[0])  # outside: at once
     assert received(redis_publisher, 1) == [events[:1]]
-
-
-@pytest.mark.redis
-def test_batches_publish_without_waiting_for_answers_and_every_event_arrives_in_order(redis_publisher):
-    """A batch's thread writes its publication and goes on; the answers are read as they come (at most UNANSWERED_MAX
-    wait), on a connection that the thread keeps."""
-    batches = 3 * publication.UNANSWERED_MAX
-    for number in range(batches):
-        with publication.gathered():
-            data = publication.encode(number, False, {"t": str(number)})
-            publication.send(publication.channel_name("abc"), publication.EVENT_TYPE, data)
-        publisher = publication._gathering.publisher
-        assert 1 <= publisher.unanswered <= publication.UNANSWERED_MAX
-    expected = [[publication.encode(number, False, {"t": str(number)})] for number in range(batches)]
-    assert received(redis_publisher, batches) == expected
-    connection = publisher.connection
-    with publication.gathered():
-        publication.send(publication.channel_name("abc"), publication.EVENT_TYPE, expected[0][0])
-    assert publisher.connection is connection
-    assert received(redis_publisher, 1) == [expected[0]]
-
-
-def client_id(publisher) -> int:
-    """The Redis client id of a publisher's connection, once the answers of its publications are read."""
-    while publisher.sent:
-        publisher.connection.read_response()
-        publisher.sent.popleft()
-    publisher.connection.send_command("CLIENT", "ID")
-    return publisher.connection.read_response()
-
-
-@contextlib.contextmanager
-def writes_paused(admin):
-    """Redis's writes paused (CLIENT PAUSE WRITE: PUBLISH among them waits, unanswered) inside the block, for every
-    client of the server: one test process at a time (a lock), and for ten seconds at most."""
-    with admin.lock("tab-tests:client-pause", timeout=60, blocking_timeout=120):
-        admin.client_pause(10_000, all=False)
-        try:
-            yield
-        finally:
-            admin.client_unpause()
-
-
-@pytest.mark.redis
-@pytest.mark.parametrize("limit", ["too-many", "late"])
-def test_a_publication_waits_for_the_oldest_answer_when_too_many_wait_or_it_is_late(
-    redis_publisher, monkeypatch, limit
-):
-    """With Redis's writes paused the first publication has no answer; the next one, with only one answer allowed to
-    wait (or any that has not come already late), is written only once that answer has come, after Redis resumes."""
-    import redis
-
-    from .live import REDIS_TEST_URL
-
-    if limit == "too-many":
-        monkeypatch.setattr(publication, "UNANSWERED_MAX", 1)
-    else:
-        monkeypatch.setattr(publication, "ANSWER_LATE", 0.0)
-    admin = redis.Redis.from_url(REDIS_TEST_URL)
-    events = [
-        (publication.channel_name("abc"), publication.EVENT_TYPE, publication.encode(n, False, {})) for n in (1, 2)
-    ]
-    resumed = threading.Event()
-
-    def resume() -> None:
-        time.sleep(0.2)
-        resumed.set()
-        admin.client_unpause()
-
-    with writes_paused(admin):
-        with publication.gathered():
-            publication.send(*events[0])
-        publisher = publication._gathering.publisher
-        assert publisher.unanswered == 1
-        resuming = threading.Thread(target=resume)
-        resuming.start()
-        with publication.gathered():
-            publication.send(*events[1])
-        assert resumed.is_set()  # the second publication waited for Redis to resume
-        resuming.join()
-    assert publisher.unanswered == 1 and received(redis_publisher, 2) == [[events[0][2]], [events[1][2]]]
-
-
-@pytest.mark.redis
-@pytest.mark.parametrize("answered", [True, False], ids=["answered", "unanswered"])
-def test_a_publishers_broken_connection_is_replaced(redis_publisher, monkeypatch, caplog, answered):
-    """Redis closes the connection of a batch's publications (CLIENT KILL, as its idle `timeout` would). The next
-    batch finds it closed before writing to it and publishes on a new one; a publication on the old one that had no
-    answer (Redis paused while it came) is logged as maybe lost to the other processes."""
-    import redis
-
-    from .live import REDIS_TEST_URL
-
-    admin = redis.Redis.from_url(REDIS_TEST_URL)
-    local = []
-    monkeypatch.setattr(publication, "_to_this_process", local.extend)
-    first, lost, second = (
-        (publication.channel_name("abc"), publication.EVENT_TYPE, publication.encode(number, False, {}))
-        for number in (1, 2, 3)
-    )
-    with publication.gathered():
-        publication.send(*first)
-    assert received(redis_publisher, 1) == [[first[2]]]
-    publisher = publication._gathering.publisher
-    killed = client_id(publisher)
-    if not answered:
-        with writes_paused(admin):  # the publication's answer never comes
-            with publication.gathered():
-                publication.send(*lost)
-            assert publisher.unanswered == 1
-            assert admin.client_kill_filter(_id=killed) == 1
-    else:
-        assert admin.client_kill_filter(_id=killed) == 1
-    with publication.gathered():
-        publication.send(*second)
-    assert received(redis_publisher, 1) == [[second[2]]]  # not the lost publication: Redis dropped it with its client
-    assert local == ([first, second] if answered else [first, lost, second])  # this process's streams had every one
-    warned = [record.getMessage() for record in caplog.records if "may have reached no other" in record.getMessage()]
-    assert warned == ([] if answered else ["1 publications of updates may have reached no other process"])
-    assert publisher.connection is not None and client_id(publisher) != killed
 
 
 @pytest.mark.redis
@@ -380,44 +253,28 @@ def test_the_events_of_a_batch_reach_this_processs_streams_when_redis_is_down(mo
 @pytest.mark.redis
 def test_a_process_takes_from_redis_the_changes_its_streams_follow_and_drops_the_rest(redis_publisher):
     """What `_send_all` publishes, as the listener of every process gets it: the changes of a match followed here are
-    queued for its followers, the others (followed in other processes) dropped, and so is what this very process
-    published (its streams had it before). A message of the library's own shape (its send_event) is taken too."""
+    queued for its followers, the others (followed in other processes) dropped. A message of the library's own shape
+    (its send_event) is taken too."""
     followed, elsewhere = publication.channel_name("abc"), publication.channel_name("xyz")
     first, second, third = (publication.encode(version, False, {"t": str(version)}) for version in (1, 2, 3))
     publication._send_all([(elsewhere, publication.EVENT_TYPE, first), (followed, publication.EVENT_TYPE, second)])
     message = redis_publisher.get_message(timeout=5)
     assert message is not None
-    own = message["data"]
-    sender, events = publication.unpack_from(own)
-    assert sender == publication.origin() and [channel for channel, _, _, _ in events] == [elsewhere, followed]
-    from_elsewhere = publication.pack([event[:3] for event in events], "another process")
-    library_shaped = json.dumps({"event_type": "message", "channel": followed, "data": third, "pub_id": None}).encode()
+    raw = message["data"]
+    assert [channel for channel, _, _, _ in publication.unpack(raw)] == [elsewhere, followed]
+    library_shaped = json.dumps({"event_type": "message", "channel": followed, "data": third, "pub_id": None})
 
-    async def main(messages):
+    async def main():
         subscription = publication.Subscription("abc")
         try:
-            for message in messages:
+            for message in (raw, library_shaped.encode()):
                 publication.SupervisedRedisListener.deliver(message)
             return await asyncio.wait_for(subscription.next(), 5)
         finally:
             subscription.close()
 
-    assert asyncio.run(main([own, library_shaped])) == ([publication.decode(third)], False)
-    assert asyncio.run(main([from_elsewhere])) == ([publication.decode(second)], False)
-
-
-def test_a_process_delivers_its_own_updates_to_its_streams_before_publishing_them(monkeypatch):
-    """Its streams do not wait for Redis: a publication written just before Redis resets its connection fails
-    nowhere."""
-    import redis
-
-    monkeypatch.setattr(eventstream, "redis_client", redis.Redis.from_url("redis://127.0.0.1:6379/0"))
-    order = []
-    monkeypatch.setattr(publication, "_to_this_process", lambda events: order.append("here"))
-    monkeypatch.setattr(publication._Unanswered, "publish", lambda *arguments: order.append("published"))
-    with publication.gathered():
-        publication.send(publication.channel_name("abc"), publication.EVENT_TYPE, publication.encode(1, False, {}))
-    assert order == ["here", "published"]
+    events, lost = asyncio.run(main())
+    assert events == [publication.decode(second), publication.decode(third)] and lost is False
 
 
 @pytest.mark.parametrize("raw", [b"not json", b"[1, 2]", b'{"events": [[1]]}', b'{"channel": "game-abc"}', b"null"])
