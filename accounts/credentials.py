@@ -150,10 +150,6 @@ class _LocalPairs:
                 self.entries.move_to_end(key)
         return entry[1]
 
-    def delete(self, key: str) -> None:
-        with self.lock:
-            self.entries.pop(key, None)
-
     def clear(self) -> None:
         with self.lock:
             self.entries.clear()
