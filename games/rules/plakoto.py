@@ -30,6 +30,7 @@ MOTHER: Final = {WHITE: 24, BLACK: 1}
 DIRECTION: Final = {WHITE: -1, BLACK: 1}
 OFF: Final = {WHITE: 0, BLACK: 25}
 HOME: Final = {WHITE: range(1, 7), BLACK: range(19, 25)}
+AWAY: Final = {WHITE: range(7, 25), BLACK: range(1, 19)}  # the points outside each side's home
 DIE_FACES: Final = (1, 2, 3, 4, 5, 6)
 # The 21 different rolls of two dice and their probabilities (a double is one way in 36, the others two).
 ROLLS: Final = tuple((a, b) for a in DIE_FACES for b in DIE_FACES if a >= b)
@@ -128,15 +129,17 @@ class State:
         return self.pinned(MOTHER[side]) == side and sum(piece[0] == side for piece in stack) == 1
 
     def _may_bear_off(self, side: str) -> bool:
-        home = HOME[side]
-        for point, stack in enumerate(self.points):
-            for index, piece in enumerate(stack):
-                if piece[0] != side:
-                    continue
-                if point not in home:
-                    return False
-                if index == 0 and len(stack) >= 2 and stack[-1][0] != side:
-                    return False  # pinned
+        """Return whether every piece of `side` on the board is home and free. A stack is one side's pieces, or a
+        pinned piece under the other side's: its bottom and its top tell whose pieces it holds."""
+        points = self.points
+        for point in AWAY[side]:
+            stack = points[point]
+            if stack and (stack[0][0] == side or stack[-1][0] == side):
+                return False
+        for point in HOME[side]:
+            stack = points[point]
+            if len(stack) >= 2 and stack[0][0] == side and stack[-1][0] != side:
+                return False  # pinned
         return True
 
     def _farthest(self, side: str) -> int:
@@ -154,8 +157,9 @@ class State:
         for origin, destination in self._targets(side, die):
             yield Step(origin, destination, die)
 
-    def _targets(self, side: str, die: int) -> list[tuple[int, int]]:
-        """Return `steps(side, die)` as (origin, destination) pairs: the search of a turn's sequences asks often."""
+    def _targets(self, side: str, die: int, first: bool = False) -> list[tuple[int, int]]:
+        """Return `steps(side, die)` as (origin, destination) pairs: the search of a turn's sequences asks often.
+        With `first`, only the first of them, if any (whether the die can be used)."""
         points = self.points
         shift = DIRECTION[side] * die
         found = []
@@ -166,9 +170,11 @@ class State:
                 continue
             destination = origin + shift
             if 1 <= destination <= 24:
-                door = self.door_of(destination)
-                if door is None or door == side:
+                target = points[destination]
+                if len(target) < 2 or target[-1][0] == side:  # no door of the other side there (`door_of`)
                     found.append((origin, destination))
+                    if first:
+                        break
                 continue
             if bearing is None:
                 bearing = self._may_bear_off(side)
@@ -177,6 +183,8 @@ class State:
             distance = distance_off(side, origin)
             if die == distance or (die > distance and self._farthest(side) == distance):
                 found.append((origin, OFF[side]))
+                if first:
+                    break
         return found
 
     def apply_step(self, step: Step) -> None:
@@ -405,9 +413,16 @@ def _used(
     if the move ends the game."""
     state._make(*move)
     try:
-        return len(dice) if state.ending(side) is not None else 1 + _most(state, side, rest, memo)
+        # The end of a game depends only on the mother points and the pieces borne off (`State.ending`), and the
+        # search begins where the game goes on: a move that touches neither cannot end it.
+        ends = (move[0] in _MOTHERS or move[1] in _ENDING_DESTINATIONS) and state.ending(side) is not None
+        return len(dice) if ends else 1 + _most(state, side, rest, memo)
     finally:
         state._unmake(*move)
+
+
+_MOTHERS: Final = frozenset(MOTHER.values())
+_ENDING_DESTINATIONS: Final = _MOTHERS | frozenset(OFF.values())
 
 
 def _most(state: State, side: str, dice: tuple[int, ...], memo: dict[tuple[PositionKey, tuple[int, ...]], int]) -> int:
@@ -415,13 +430,13 @@ def _most(state: State, side: str, dice: tuple[int, ...], memo: dict[tuple[Posit
     that are left); `memo` remembers the positions of this turn already weighed."""
     if not dice:
         return 0
+    if len(dice) == 1:
+        # The last die: any move by it uses it, whether or not it ends the game (the first found tells, sooner than
+        # the memo would).
+        return 1 if state._targets(side, dice[0], first=True) else 0
     key = (state.shape(), dice)
     if key in memo:
         return memo[key]
-    if len(dice) == 1:
-        # The last die: any move by it uses it, whether or not it ends the game.
-        best = memo[key] = 1 if state._targets(side, dice[0]) else 0
-        return best
     best = 0
     for die, after in _splits(dice):
         for move in state._targets(side, die):
