@@ -374,9 +374,16 @@ def _empty_cells_json(x: int, first: int) -> str:
     return ", ".join(_cell_json(x, y, None) for y in range(first, 16))
 
 
+@lru_cache(maxsize=16384)
+def _pieces_json(x: int, stack: tuple[tuple[str, int], ...]) -> str:
+    """The JSON of the cells of point `x` holding the pieces of `stack` (a stack not empty), without moves: kept for
+    the stacks met lately, as most of a board's points are as they were at its last reading."""
+    return ", ".join([_cell_json(x, y, piece) for y, piece in enumerate(stack, 1)])
+
+
 def board_json(state: State, mover: str | None) -> str:
-    """Return `board(state, mover)` as JSON text, from the texts of its cells and of each point's empty cells written
-    once; a cell with moves is its text with theirs added (the standard library's text, as `json.dumps` writes it)."""
+    """Return `board(state, mover)` as JSON text, from the texts of its points and cells written once; a cell with
+    moves is its text with theirs added (the standard library's text, as `json.dumps` writes it)."""
     targets: dict[int, list[int]] = {}
     if mover:
         for origin, destination in state.plan():
@@ -385,12 +392,16 @@ def board_json(state: State, mover: str | None) -> str:
     for x in range(1, 25):
         stack = state.points[x]
         height = len(stack)
-        for y, piece in enumerate(stack, 1):
-            if mover and y == height and piece[0] == mover:
-                moves = ", ".join(_target_json(state, mover, destination) for destination in sorted(targets.get(x, ())))
-                parts.append(f'{_cell_json(x, y, piece)[:-1]}, "moves": [{moves}]}}')
-            else:
-                parts.append(_cell_json(x, y, piece))
+        if not height:
+            parts.append(_empty_cells_json(x, 1))
+            continue
+        if not mover or stack[-1][0] != mover:
+            parts.append(_pieces_json(x, stack))
+        else:  # the mover's top piece shows its moves
+            if height > 1:
+                parts.append(_pieces_json(x, stack[:-1]))
+            moves = ", ".join(_target_json(state, mover, destination) for destination in sorted(targets.get(x, ())))
+            parts.append(f'{_cell_json(x, height, stack[-1])[:-1]}, "moves": [{moves}]}}')
         if height < 15:
             parts.append(_empty_cells_json(x, height + 1))
     return "[" + ", ".join(parts) + "]"
