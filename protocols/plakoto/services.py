@@ -29,7 +29,7 @@ from core.prepared import Prepared
 from games import lobby, positions, publication, store
 from games.lobby import Seek
 from games.models import Game
-from games.rules.plakoto import BLACK, OFF, SIDES, WHITE, Move, State
+from games.rules.plakoto import BLACK, OFF, SIDES, WHITE, Move, Stack, State
 from games.services import GameError, NotYourTurn, checked_then_written, game_act, game_end, match_open, match_start
 
 from . import polls
@@ -378,7 +378,7 @@ def _empty_cells_json(x: int, first: int) -> str:
 
 
 @lru_cache(maxsize=16384)
-def _pieces_json(x: int, stack: tuple[tuple[str, int], ...]) -> str:
+def _pieces_json(x: int, stack: Stack) -> str:
     """The JSON of the cells of point `x` holding the pieces of `stack` (a stack not empty), without moves: kept for
     the stacks met lately, as most of a board's points are as they were at its last reading."""
     return ", ".join([_cell_json(x, y, piece) for y, piece in enumerate(stack, 1)])
@@ -395,12 +395,9 @@ def board_json(state: State, mover: str | None) -> str:
     for x in range(1, 25):
         stack = state.points[x]
         height = len(stack)
-        if not height:
-            parts.append(_empty_cells_json(x, 1))
-            continue
-        if not mover or stack[-1][0] != mover:
+        if height and (not mover or stack[-1][0] != mover):
             parts.append(_pieces_json(x, stack))
-        else:  # the mover's top piece shows its moves
+        elif height:  # the mover's top piece shows its moves
             if height > 1:
                 parts.append(_pieces_json(x, stack[:-1]))
             moves = ", ".join(_target_json(state, mover, destination) for destination in sorted(targets.get(x, ())))
