@@ -11,10 +11,10 @@ Everything else that writes games (pairing, the admin, recomputations) uses the 
 A process holds the games it wrote last, each with the row its write left (`_held`): an action whose locking read gives
 that very row takes the game's model as the write left it, instead of converting the row's columns and building the
 model again (most of the read's cost). Any other writer, another process or connection, an update that is no action's,
-leaves another row, and the game is built from it as before. On SQLite the row is compared whole; on PostgreSQL, which
-rewrites JSON (jsonb) so that the row read back is not the text written, by the identity of the row's version (the
-transaction that wrote it and its place, which the action's UPDATE returns), and the rules' state of its position is
-held with it (on SQLite games/positions.py keeps it by its text).
+leaves another row, whose columns the game's model then takes (the held one, if any: `_from_row`). On SQLite the row
+is compared whole; on PostgreSQL, which rewrites JSON (jsonb) so that the row read back is not the text written, by
+the identity of the row's version (the transaction that wrote it and its place, which the action's UPDATE returns),
+and the rules' state of its position is held with it (on SQLite games/positions.py keeps it by its text).
 """
 
 import contextlib
@@ -62,8 +62,9 @@ SEATED_REMEMBERED = 50_000
 
 
 @cache
-def _locking(vendor: str) -> tuple[str, list[str], list[tuple[Col, list]]]:
-    """Return the locking query, the names of the columns it reads, and each column with its converters."""
+def _locking(vendor: str) -> tuple[str, list[str], list[tuple[int, Col, list]]]:
+    """Return the locking query, the names of the columns it reads, and each column that has converters (and the
+    position's, which may be kept) with its place and its converters."""
     db = connections[DEFAULT_DB_ALIAS]
     sql, _ = Game.objects.filter(public_id="").query.sql_with_params()
     # Built outside a transaction, where the ORM refuses FOR UPDATE: the clause is added here, as the ORM would.
@@ -83,10 +84,11 @@ def _locking(vendor: str) -> tuple[str, list[str], list[tuple[Col, list]]]:
                 selected = selected.replace(name, f"CAST({name} AS TEXT)", 1)
         sql = f"{selected} FROM {rest}"
     converters = []
-    for field in fields:
+    for index, field in enumerate(fields):
         column = field.get_col(Game._meta.db_table)
         functions = prepared.lean_converters(db.ops.get_db_converters(column) + column.get_db_converters(db), field, db)
-        converters.append((column, functions))
+        if functions or index == _STATE:
+            converters.append((index, column, functions))
     return sql, [field.attname for field in fields], converters
 
 
@@ -274,15 +276,16 @@ def game_locked(public_id: str) -> Game | None:
         else:
             _give_kept(game, kept)
         return game
-    values = []
-    for index, (value, (column, functions)) in enumerate(zip(row, converters, strict=True)):
+    values = list(row)
+    for index, column, functions in converters:
         if index == _STATE and kept is not None:
-            value = kept[0]
-        else:
-            for function in functions:
-                value = function(value, column, db)
-        values.append(value)
-    game = Game.from_db(DEFAULT_DB_ALIAS, names, values)
+            values[index] = kept[0]
+            continue
+        value = values[index]
+        for function in functions:
+            value = function(value, column, db)
+        values[index] = value
+    game = _from_row(None if held is None else held[1], names, values)
     _give_kept(game, kept)
     # Remembered only for a game that has started: a start undone by its transaction may have left its seats here.
     seated = _seated.get(public_id) if game.status != Game.Status.WAITING else None
@@ -295,6 +298,19 @@ def game_locked(public_id: str) -> Game | None:
     _remember_stored(game)
     game._row = written
     return game
+
+
+def _from_row(held: Game | None, names: list[str], values: list) -> Game:
+    """The model of a game from its row's values (converted), as `Game.from_db` builds it. A game this process held,
+    which another process (or connection) wrote since, takes the row's columns into the held model: a third of the
+    cost of a new one, where two processes serve the players of each game in turn (its seats are the same: a game is
+    held once it has started; and a state of its own, with no related object read before)."""
+    if held is None:
+        return Game.from_db(DEFAULT_DB_ALIAS, names, values)
+    held.__dict__.update(zip(names, values, strict=True))
+    held._state = ModelState()
+    held._state.db, held._state.adding = DEFAULT_DB_ALIAS, False
+    return held
 
 
 def _changed(value: object, stored: object) -> bool:
