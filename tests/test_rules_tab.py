@@ -830,6 +830,23 @@ def test_pieces_rebuilt_from_json_are_the_same_values_shared(color, in_motion, r
         Piece.from_json({**piece.to_json(), "color": ["unhashable"]})
 
 
+def test_a_board_decoded_shares_its_pieces_and_checks_what_is_not_one() -> None:
+    state = fork_position()
+    decoded = State.from_json(json.loads(json.dumps(state.to_json())))
+    assert decoded == state
+    assert all(piece is None or piece is Piece.from_json(piece.to_json()) for piece in decoded.pieces)
+    # Values that are not a piece's JSON as written are read as Piece.from_json reads them, or refused as it refuses.
+    data = state.to_json()
+    first = next(index for index, piece in enumerate(data["pieces"]) if piece is not None)
+    data["pieces"][first] = {**data["pieces"][first], "inMotion": 1, "reachedLastRow": []}
+    loose = State.from_json(data).pieces[first]
+    assert (loose.in_motion, loose.reached_last_row) == (True, False)
+    for wrong in ({**data["pieces"][first], "color": "green"}, {"color": state.turn}, ["blue", True, False], "blue"):
+        data["pieces"][first] = wrong
+        with pytest.raises((ValueError, KeyError, TypeError)):
+            State.from_json(data)
+
+
 def test_copy_is_independent() -> None:
     state = fork_position()
     state.select(20)

@@ -63,6 +63,16 @@ def _shared_piece(color: str, in_motion: bool, reached_last_row: bool) -> Piece:
     return Piece(color, in_motion, reached_last_row)
 
 
+# The eight pieces by their JSON's three values as `to_json` writes them (a board's pieces are decoded in one lookup
+# each; anything else goes through `Piece.from_json`, which checks it).
+_PIECES_BY_JSON: Final = {
+    (color, in_motion, reached): _shared_piece(color, in_motion, reached)
+    for color in COLORS
+    for in_motion in (False, True)
+    for reached in (False, True)
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Throw:
     """One throw of the four sticks."""
@@ -404,7 +414,18 @@ class State:
     def from_json(cls, data: Mapping[str, Any]) -> State:
         """Rebuild a state from `to_json`'s output."""
         size = check_size(data["size"])
-        pieces = [None if piece is None else Piece.from_json(piece) for piece in data["pieces"]]
+        try:
+            # Each piece in one lookup; what is not found there (or not a piece's JSON) is checked by Piece.from_json.
+            shared = _PIECES_BY_JSON.get
+            pieces = [
+                None
+                if piece is None
+                else (piece.__class__ is dict and shared((piece["color"], piece["inMotion"], piece["reachedLastRow"])))
+                or Piece.from_json(piece)
+                for piece in data["pieces"]
+            ]
+        except (KeyError, TypeError):
+            pieces = [None if piece is None else Piece.from_json(piece) for piece in data["pieces"]]
         if len(pieces) != 4 * size:
             raise ValueError(f"a board of size {size} has {4 * size} cells, not {len(pieces)}")
         if data["turn"] not in COLORS or data["winner"] not in (*COLORS, None) or data["step"] not in (FROM, TO):
