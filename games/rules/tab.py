@@ -420,8 +420,7 @@ class State:
             pieces = [
                 None
                 if piece is None
-                else (piece.__class__ is dict and shared((piece["color"], piece["inMotion"], piece["reachedLastRow"])))
-                or Piece.from_json(piece)
+                else shared((piece["color"], piece["inMotion"], piece["reachedLastRow"])) or Piece.from_json(piece)
                 for piece in data["pieces"]
             ]
         except (KeyError, TypeError):
